@@ -1,0 +1,48 @@
+"""The one place where Numba compile options live.
+
+Every jitted function in scopasim is decorated with :data:`kernel` (or :data:`parallel_kernel` for the batch
+driver), so caching, GIL release and the error model are decided here once.
+
+The on-disk cache lives in a folder named after a hash of all of ``simcore``'s sources. Numba invalidates a
+cached function only when its own file changes, not when a function it calls (in another file) does, so a
+cache keyed on the whole package is the only one that can never serve stale machine code.
+``SCOPASIM_NO_CACHE=1`` turns caching off (to measure cold compile time); ``SCOPASIM_CACHE_DIR`` moves it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import partial
+from pathlib import Path
+
+import numba
+from numba import njit
+
+CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
+
+
+def _source_hash() -> str:
+    root = Path(__file__).parent
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_dir() -> Path:
+    """Folder of this source tree's compiled kernels."""
+    base = os.environ.get("SCOPASIM_CACHE_DIR")
+    if base is None:
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "scopasim")
+    return Path(base) / f"numba-{_source_hash()}"
+
+
+if CACHE:
+    numba.config.CACHE_DIR = str(cache_dir())
+
+# error_model="numpy": integer division by zero does not raise (kernels never divide by zero; the Python error
+# model would add a check to every division in the hot loop).
+kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
+parallel_kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy", parallel=True)

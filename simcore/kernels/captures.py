@@ -1,0 +1,150 @@
+"""Subset-sum capture search on bitmasks.
+
+Algorithm. For an ordinary table (at most ``SMALL_TABLE`` sum cards) ``table_subset_sums`` computes, once per
+position, the value sum of every subset of the table's sum cards in compressed form (bit j = the j-th table
+card; ``sums[i] = sums[i without its lowest bit] + value``), and each hand card scans that array for its value:
+about 2**k additions, then 2**k comparisons per hand card, branch-light, where k is typically 3..6. Compressed
+patterns keep the numeric order of the masks they stand for, so the captures come out in canonical order.
+
+Larger tables (possible only when capture is not compulsory) use ``append_sum_subsets``, a depth-first search
+over the cards in ascending id order. Capture values never decrease with the card id among the cards that take
+part in sums (A..7, J8, Q9, K10 in Scopa; A..10 in the 52-card games), so when adding the next card overshoots
+the target every later card overshoots too and the search backtracks at once. Its state is two scalars (the
+subset as a mask and its sum); it visits each subset whose sum is at most the target once.
+
+Bounds. Values are at least 1, so a capture of value ``v`` takes at most ``v`` cards. The largest number of
+subsets with one sum is reached when the whole pack is on the table: 1,702 for sum 10 in the 40-card pack and
+6,948 for sum 13 in the 52-card pack (coefficients of prod (1 + x^v)^4). ``Rules.max_moves`` sizes the move
+buffer from these bounds, so no position can overflow it.
+
+All functions work in a worker's workspace (``simcore.kernels.workspace``): moves are written as
+``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
+"""
+
+from __future__ import annotations
+
+from simcore._jit import kernel
+from simcore.kernels.bits import highest, lowest
+from simcore.kernels.workspace import MOVES, SMALL_TABLE, SUMS, TCARDS
+
+
+@kernel
+def card_value(card_id, value_by_rank):
+    """Capture value of a card from the packed ``Rules.value_by_rank``."""
+    return (value_by_rank >> ((card_id >> 2) << 2)) & 15
+
+
+@kernel
+def put_move(ws, n, play, take):
+    """Store move ``n``; returns ``n + 1``."""
+    ws[MOVES + 2 * n] = play
+    ws[MOVES + 2 * n + 1] = take
+    return n + 1
+
+
+@kernel
+def table_subset_sums(ws, avail, value_by_rank):
+    """Compress ``avail`` into ``ws[TCARDS:TCARDS+k]`` and fill ``ws[SUMS + i]`` for every ``i < 2**k``.
+
+    Returns ``k``, or -1 when the table has more than ``SMALL_TABLE`` sum cards (then use the search).
+    """
+    k = 0
+    rest = avail
+    while rest != 0:
+        if k == SMALL_TABLE:
+            return -1
+        c = lowest(rest)
+        rest ^= 1 << c
+        ws[TCARDS + k] = c
+        k += 1
+    ws[SUMS] = 0
+    for i in range(1, 1 << k):
+        low = lowest(i)
+        ws[SUMS + i] = ws[SUMS + (i ^ (1 << low))] + card_value(ws[TCARDS + low], value_by_rank)
+    return k
+
+
+@kernel
+def append_small_table_sums(ws, k, target, card, n):
+    """Append ``(card, subset)`` for the compressed table subsets (``table_subset_sums``) summing to target."""
+    for i in range(1, 1 << k):
+        if ws[SUMS + i] == target:
+            take = 0
+            x = i
+            while x != 0:
+                b = lowest(x)
+                x ^= 1 << b
+                take |= 1 << ws[TCARDS + b]
+            n = put_move(ws, n, card, take)
+    return n
+
+
+@kernel
+def append_sum_subsets(ws, avail, target, value_by_rank, card, n):
+    """Append ``(card, subset)`` for every subset of ``avail`` whose values sum to ``target`` (search).
+
+    ``avail``: mask of the table cards that may enter a sum (values >= 1); ``card``: mask of the played
+    card(s); ``n``: first free move slot. Returns the new move count; the appended block is sorted.
+    """
+    start = n
+    subset = 0
+    total = 0
+    rest = avail  # candidates for the next card: the available cards above the subset's highest
+    while True:
+        if rest != 0:
+            c = lowest(rest)
+            v = card_value(c, value_by_rank)
+            if total + v <= target:
+                subset |= 1 << c
+                total += v
+                rest = avail & ~((2 << c) - 1)
+                if total == target:
+                    n = put_move(ws, n, card, subset)
+                    rest = 0  # every extension overshoots: values are >= 1
+                continue
+        if subset == 0:
+            break
+        h = highest(subset)
+        subset ^= 1 << h
+        total -= card_value(h, value_by_rank)
+        rest = avail & ~((2 << h) - 1)
+    sort_takes(ws, start, n)
+    return n
+
+
+@kernel
+def sort_takes(ws, start, stop):
+    """Insertion sort of moves ``start..stop-1`` by take mask (their played card is the same)."""
+    for i in range(start + 1, stop):
+        x = ws[MOVES + 2 * i + 1]
+        j = i - 1
+        while j >= start and ws[MOVES + 2 * j + 1] > x:
+            ws[MOVES + 2 * j + 3] = ws[MOVES + 2 * j + 1]
+            j -= 1
+        ws[MOVES + 2 * j + 3] = x
+
+
+@kernel
+def append_card_captures(ws, card_id, table, priority, sum_mask, value_by_rank, k, n):
+    """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
+
+    Single-card priority (Scopa S5): when a table card of the same value lies on the table, only those single
+    cards may be taken. Capture values are a function of the rank, one value per rank among the sum cards, so
+    "same value" is "same rank". Otherwise any subset of the sum cards adding up to the card's value: from the
+    compressed subset sums when the table is small (``k >= 0``), else by the search.
+    """
+    v = card_value(card_id, value_by_rank)
+    if v == 0 or ((sum_mask >> card_id) & 1) == 0:
+        return n
+    card = 1 << card_id
+    if priority != 0:
+        singles = table & sum_mask & (15 << ((card_id >> 2) << 2))
+        if singles != 0:
+            while singles != 0:
+                t = singles & -singles
+                n = put_move(ws, n, card, t)
+                singles ^= t
+            return n
+    if k >= 0:
+        return append_small_table_sums(ws, k, v, card, n)
+    return append_sum_subsets(ws, table & sum_mask, v, value_by_rank, card, n)

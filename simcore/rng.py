@@ -1,0 +1,71 @@
+"""Counter-based random streams: a run is a pure function of (seed, game index, stream).
+
+Scheme ``splitmix64-lemire32/1`` (recorded in every result's metadata):
+
+* ``key = mix64(seed + GOLDEN)``; the stream of ``(game, stream)`` starts at
+  ``state = mix64(key + mix64(game * 8 + stream + 1))``.
+* Each step: ``state += GOLDEN``; output ``mix64(state)`` (SplitMix64, which passes BigCrush per stream).
+* A 32-bit draw is the output's top half; ``bounded(n)`` is Lemire's multiply-shift with rejection, so it is
+  exactly uniform on ``0..n-1``.
+* Stream 0 deals (shuffles, first dealer), stream ``1 + seat`` serves that seat's policy. Deals therefore do
+  not depend on the policies, which makes policy comparisons paired for free.
+
+All arithmetic is on int64 with wrap-around; logical right shifts are arithmetic shifts masked to the kept bits.
+``simcore.reference.rng`` implements the same scheme on Python ints, independently, for the differential tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore._jit import kernel
+
+RNG_SCHEME = "splitmix64-lemire32/1"
+DEAL_STREAM = 0
+MAX_SEED = (1 << 63) - 1
+
+
+def _signed(x: int) -> int:
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+GOLDEN = np.int64(_signed(0x9E3779B97F4A7C15))
+_M1 = np.int64(_signed(0xBF58476D1CE4E5B9))
+_M2 = np.int64(_signed(0x94D049BB133111EB))
+_LOW32 = np.int64(0xFFFFFFFF)
+
+
+@kernel
+def mix64(z: np.int64) -> np.int64:
+    """SplitMix64 finaliser on int64 bits."""
+    z = (z ^ ((z >> 30) & 0x3FFFFFFFF)) * _M1
+    z = (z ^ ((z >> 27) & 0x1FFFFFFFFF)) * _M2
+    return z ^ ((z >> 31) & 0x1FFFFFFFF)
+
+
+@kernel
+def stream_state(seed: np.int64, game: np.int64, stream: np.int64) -> np.int64:
+    """Initial state of stream ``stream`` of game ``game`` under master seed ``seed``."""
+    key = mix64(seed + GOLDEN)
+    return mix64(key + mix64(game * 8 + stream + 1))
+
+
+@kernel
+def next64(states, i):
+    """Advance stream ``i`` of the ``states`` array and return 64 random bits (as int64)."""
+    s = states[i] + GOLDEN
+    states[i] = s
+    return mix64(s)
+
+
+@kernel
+def bounded(states, i, n):
+    """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from stream ``i``; Lemire's method, unbiased."""
+    m = ((next64(states, i) >> 32) & _LOW32) * n
+    low = m & _LOW32
+    if low < n:
+        threshold = ((1 << 32) - n) % n
+        while low < threshold:
+            m = ((next64(states, i) >> 32) & _LOW32) * n
+            low = m & _LOW32
+    return m >> 32

@@ -1,0 +1,21 @@
+"""Registry of the games scopasim plays."""
+
+from __future__ import annotations
+
+from simcore.errors import ConfigError
+from simcore.variants import scopa
+from simcore.variants.base import RuleKey, Rules, VariantSpec
+
+VARIANTS: dict[str, VariantSpec] = {spec.name: spec for spec in (scopa.SPEC,)}
+
+
+def get_variant(name: str) -> VariantSpec:
+    """The variant called ``name``, or a ConfigError listing the known ones."""
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        known = ", ".join(VARIANTS)
+        raise ConfigError(f"unknown variant {name!r} (known variants: {known})") from None
+
+
+__all__ = ["VARIANTS", "RuleKey", "Rules", "VariantSpec", "get_variant"]

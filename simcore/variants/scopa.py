@@ -1,0 +1,131 @@
+"""Classic Scopa (seed 003, German description; RULES.md Part A and Part B section 4).
+
+40 cards (the 52-card pack without 8, 9, 10): A1 ... 7, J8, Q9, K10; diamonds are coins, 7d is the settebello.
+2 players, 3, or 4 in partnerships. Hands of 3, 4 cards to the table; the seat after the dealer leads.
+A played card takes an equal single card (priority, S5) or a set summing to its value; capture is compulsory
+for the played card (S6). A capture that empties the table is a scopa (1 point), except with the deal's last
+card (S8). Residue to the last capturer (S9). Deal points: cards, coins, settebello, primiera, scope, and the
+optional napola (S10, S11). Game to ``target``; the top total must be unique (S12).
+
+Deliberate choices where RULES.md leaves room:
+* ``redeal_kings=3`` redeals when three *or four* of the initial table cards are kings (S4).
+* ``primiera="suits"`` (literal reading): a side wins the point when, in every suit, its best card outranks
+  every other side's best card in that suit (7 > 6 > A > 5 > 4 > 3 > 2 > J = Q = K; a missing suit is lowest).
+* Napola: A-2-3 of coins scores 3, plus 1 for each further consecutive coin (4, 5, 6, 7, J, Q, K): at most 10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, card_id, pack_mask
+from simcore.variants.base import (
+    FORCED_NAMES,
+    SCOPA,
+    RuleKey,
+    Rules,
+    VariantSpec,
+    pack_values,
+    side_array,
+)
+
+RANKS = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13)
+VALUE_OF_RANK = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 11: 8, 12: 9, 13: 10}
+PRIMIERA_OF_RANK = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 11: 10, 12: 10, 13: 10}
+SETTEBELLO = card_id(7, DIAMONDS)
+CATEGORIES = ("cards", "coins", "settebello", "primiera", "scopa", "napola")
+# Largest number of table subsets with one sum (10) in a 40-card pack: bounds the captures of one card.
+MAX_SUBSETS_ONE_SUM = 1702
+
+KEYS = (
+    RuleKey("players", 2, "number of players; 4 play in two partnerships (seats 0+2 v 1+3)", choices=(2, 3, 4)),
+    RuleKey(
+        "target",
+        11,
+        "game ends after a deal in which a side has >= target and the top score is unique",
+        min=1,
+        max=1000,
+    ),
+    RuleKey(
+        "forced_capture",
+        "card",
+        "card: a played card that can capture must capture; none: any card may be trailed",
+        choices=("card", "none"),
+    ),
+    RuleKey("single_card_priority", True, "an equal single card must be taken before any sum (S5)"),
+    RuleKey(
+        "redeal_kings",
+        0,
+        "3: three or four kings among the initial table cards void the deal; same dealer redeals (S4)",
+        choices=(0, 3),
+    ),
+    RuleKey("last_play_scopa", False, "whether a sweep with the deal's last card counts as a scopa (S8)"),
+    RuleKey(
+        "primiera",
+        "table",
+        "table: 21/18/16/15/14/13/12/10 sums, a side lacking a suit cannot win; suits: suit-by-suit reading",
+        choices=("table", "suits"),
+    ),
+    RuleKey("napola", False, "A-2-3 of coins scores 3, +1 per further consecutive coin (Italian extra)"),
+)
+
+
+def card_weight(card: int, napola: bool) -> int:
+    """Point value of a card for heuristics: what holding it is worth towards this deal's points."""
+    rank, suit = int(CARD_RANK[card]), int(CARD_SUIT[card])
+    weight = {7: 3, 6: 2, 1: 1}.get(rank, 0)  # primiera
+    if suit == DIAMONDS:
+        weight += 2  # coins
+        if card == SETTEBELLO:
+            weight += 6
+        if napola and rank <= 3:
+            weight += 1
+    return weight
+
+
+def compile_scopa(r: Mapping[str, Any]) -> Rules:
+    pack = pack_mask(RANKS)
+    primiera = np.zeros(N_CARDS, dtype=np.int64)
+    weight = np.zeros(N_CARDS, dtype=np.int64)
+    for c in range(N_CARDS):
+        rank = int(CARD_RANK[c])
+        if rank in VALUE_OF_RANK:
+            primiera[c] = PRIMIERA_OF_RANK[rank]
+            weight[c] = card_weight(c, bool(r["napola"]))
+    players = int(r["players"])
+    return Rules(
+        variant=SCOPA,
+        players=players,
+        n_sides=2 if players == 4 else players,
+        side_of=side_array(players),
+        pack=pack,
+        hand_size=3,
+        table_size=4,
+        target=int(r["target"]),
+        forced_capture=FORCED_NAMES[r["forced_capture"]],
+        single_card_priority=int(bool(r["single_card_priority"])),
+        sum_mask=pack,
+        value_by_rank=pack_values(VALUE_OF_RANK),
+        sweep_points=1,
+        last_play_sweep=int(bool(r["last_play_scopa"])),
+        redeal_kings=int(r["redeal_kings"]),
+        primiera=0 if r["primiera"] == "table" else 1,
+        napola=int(bool(r["napola"])),
+        primiera_value=primiera,
+        card_weight=weight,
+        n_categories=len(CATEGORIES),
+        max_moves=3 * MAX_SUBSETS_ONE_SUM + 3,
+    )
+
+
+SPEC = VariantSpec(
+    name="scopa",
+    title="Scopa (classic, 40 cards; seed 003)",
+    seed_text="003",
+    keys=KEYS,
+    categories=CATEGORIES,
+    compile_rules=compile_scopa,
+)
