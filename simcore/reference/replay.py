@@ -139,9 +139,7 @@ class _Replay:
                 self.check(dealer in range(self.players), index, f"dealer {dealer} is not a seat")
                 first_dealer = dealer
             expected = (first_dealer + deal) % self.players
-            self.check(
-                dealer == expected, index, f"dealer should be seat {expected} (rotation), got {dealer}"
-            )
+            self.check(dealer == expected, index, f"dealer should be seat {expected} (rotation), got {dealer}")
             state = self.read_initial_deal(dealer)
             if state is None:
                 continue  # void deal: the same deal number and dealer come again
@@ -162,9 +160,7 @@ class _Replay:
             if kind == "table" and with_table and table is None:
                 index, event = self.take("table")
                 table = self.cards(index, event)
-                self.check(
-                    len(table) == TABLE_SIZE, index, f"the table gets {TABLE_SIZE} cards, got {len(table)}"
-                )
+                self.check(len(table) == TABLE_SIZE, index, f"the table gets {TABLE_SIZE} cards, got {len(table)}")
                 continue
             index, event = self.take("hand")
             seat = self.field(index, event, "seat")
@@ -182,9 +178,7 @@ class _Replay:
         self.check(len(set(dealt)) == len(dealt), start, "the same card is dealt twice")
         if is_void_deal(self.rules, table):
             index, event = self.take("redeal")
-            self.check(
-                self.field(index, event, "reason") == "kings", index, "a void deal's reason is 'kings'"
-            )
+            self.check(self.field(index, event, "reason") == "kings", index, "a void deal's reason is 'kings'")
             return None
         self.check(self.peek_type() != "redeal", self.pos, "redeal without three kings on the table")
         stock = [c for c in PACK if c not in set(dealt)]  # which cards, not their order: replays never draw
@@ -208,9 +202,7 @@ class _Replay:
 
     def replay_play(self, state: DealState, seat: int) -> None:
         index, event = self.take("play")
-        self.check(
-            self.field(index, event, "seat") == seat, index, f"seat {seat} is to play, not {event['seat']}"
-        )
+        self.check(self.field(index, event, "seat") == seat, index, f"seat {seat} is to play, not {event['seat']}")
         played = self.cards(index, event)
         self.check(len(played) == 1, index, f"a Scopa play is one card, got {event['cards']}")
         move = (played[0], mask_of(self.cards(index, event, "take")))
@@ -231,13 +223,9 @@ class _Replay:
             seat = self.field(index, event, "seat")
             self.check(seat == residue[0], index, f"the residue goes to seat {residue[0]}, not {seat}")
             cards = self.cards(index, event)
-            self.check(
-                sorted(cards) == residue[1], index, f"residue cards {event['cards']} are not the table"
-            )
+            self.check(sorted(cards) == residue[1], index, f"residue cards {event['cards']} are not the table")
         else:
-            self.check(
-                self.peek_type() != "residue", self.pos, "no residue is due (empty table or no capture)"
-            )
+            self.check(self.peek_type() != "residue", self.pos, "no residue is due (empty table or no capture)")
         places = [*state.piles, state.table]
         self.check(
             sum(len(p) for p in places) == len(PACK) and set().union(*places) == PACK_SET,

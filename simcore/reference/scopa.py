@@ -186,9 +186,7 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
     return subsets_with_sum(table, v)
 
 
-def legal_moves(
-    rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]
-) -> list[Move]:
+def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
     """Legal ``(card, take_mask)`` moves of a hand on a table, sorted ascending (S5, S6).
 
     ``forced_capture``: "card" = a card that can capture must capture, one that cannot is trailed; "none" =
@@ -486,9 +484,7 @@ def _play_deal(
         seat = (seat + 1) % state.players
 
 
-def play_game(
-    seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]
-) -> dict[str, Any]:
+def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
     """Play one game and return its trace (TRACE_FORMAT.md, ``scopasim-trace/1``).
 
     Procedure (the kernels follow the same one):

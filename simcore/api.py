@@ -1,0 +1,121 @@
+"""The facade the CLI (and users in Python) call: simulate a run into a folder, trace chosen games.
+
+Kernels are imported lazily, so ``scopasim variants`` or ``--help`` never pay for loading Numba code.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simcore.config import RunConfig
+from simcore.errors import ConfigError
+
+ProgressFn = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished simulate call reports."""
+
+    path: Path
+    games: int
+    games_played: int  # in this call (less than ``games`` when resuming)
+    elapsed: float
+    resumed: bool
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games_played / self.elapsed if self.elapsed > 0 else float("nan")
+
+
+def set_threads(threads: int | None) -> int:
+    """Use ``threads`` Numba threads (default: all); returns the number in use."""
+    import numba
+
+    available = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = available
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(f"threads must be a positive integer, got {threads!r}")
+    if threads > available:
+        raise ConfigError(
+            f"threads: {threads} requested but at most {available} are available "
+            "(set NUMBA_NUM_THREADS before starting to allow more)"
+        )
+    numba.set_num_threads(threads)
+    return threads
+
+
+def play_chunk(config: RunConfig, games: np.ndarray, trace: bool = False):
+    """Play the games with indices ``games`` of a run; returns the kernels' ``ChunkOut``."""
+    from simcore import engine
+    from simcore.policies import policy_arrays
+
+    ids, params = policy_arrays(config.policy_choices())
+    return engine.play(config.compiled_rules(), config.seed, games, ids, params, trace=trace)
+
+
+def simulate(
+    config: RunConfig,
+    out: Path,
+    *,
+    threads: int | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
+    progress: ProgressFn | None = None,
+) -> RunResult:
+    """Play every game of ``config`` into the run folder ``out``, chunk by chunk.
+
+    ``progress`` is called with the number of games of each chunk written (also for chunks already done when
+    resuming, before any new work), so a progress bar can start where the run stands.
+    """
+    from simcore.results import RunWriter, deals_table, games_table
+
+    set_threads(threads)
+    writer = RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
+    todo = writer.chunks_todo
+    done_games = config.games - sum(len(config.chunk_range(i)) for i in todo)
+    if progress and done_games:
+        progress(done_games)
+    start = time.perf_counter()
+    played = 0
+    for index in todo:
+        games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
+        result = play_chunk(config, games)
+        writer.write_chunk(index, games_table(config, games, result), deals_table(config, games, result))
+        played += len(games)
+        if progress:
+            progress(len(games))
+    elapsed = time.perf_counter() - start
+    writer.finish({"elapsed_seconds": round(elapsed, 3), "games_per_second": round(played / max(elapsed, 1e-9))})
+    return RunResult(Path(out), config.games, played, elapsed, resumed=done_games > 0)
+
+
+def trace(config: RunConfig, games: Iterable[int]) -> list[dict[str, Any]]:
+    """Traces (``scopasim-trace/1``) of the chosen games: the very games ``simulate`` plays for ``config``."""
+    from simcore.trace import game_trace
+
+    indices = np.array(sorted(set(games)), dtype=np.int64)
+    if len(indices) == 0:
+        raise ConfigError("no games to trace")
+    if indices[0] < 0 or indices[-1] >= config.games:
+        raise ConfigError(f"game indices must be between 0 and {config.games - 1} (the run has {config.games} games)")
+    out = play_chunk(config, indices, trace=True)
+    return [
+        game_trace(
+            out,
+            row,
+            spec=config.spec,
+            rules=dict(config.rules),
+            policies=list(config.policies),
+            seed=config.seed,
+            game=int(g),
+        )
+        for row, g in enumerate(indices)
+    ]
