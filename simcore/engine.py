@@ -11,7 +11,7 @@ from simcore.kernels.batch import run_games
 from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
-from simcore.kernels.workspace import MOVES, workspace_size
+from simcore.kernels.workspace import MOVES, decision_space_size
 from simcore.variants.base import Rules
 
 DEFAULT_DEAL_SLOTS = 16
@@ -89,9 +89,9 @@ def merge_overflow(out: ChunkOut, again: ChunkOut, rows: np.ndarray) -> ChunkOut
 
 def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int, int]]:
     """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests)."""
-    ws = np.zeros(workspace_size(rules.max_moves), np.int64)
+    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
     n = _legal_moves(
-        ws,
+        ps,
         np.int64(hand_mask),
         np.int64(table_mask),
         rules.forced_capture,
@@ -99,7 +99,7 @@ def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int
         rules.sum_mask,
         rules.value_by_rank,
     )
-    return [(int(ws[MOVES + 2 * i]), int(ws[MOVES + 2 * i + 1])) for i in range(n)]
+    return [(int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1])) for i in range(n)]
 
 
 def score_deal(rules: Rules, piles: list[int], sweeps: list[int]) -> np.ndarray:

@@ -17,7 +17,7 @@ subsets with one sum is reached when the whole pack is on the table: 1,702 for s
 6,948 for sum 13 in the 52-card pack (coefficients of prod (1 + x^v)^4). ``Rules.max_moves`` sizes the move
 buffer from these bounds, so no position can overflow it.
 
-All functions work in a worker's workspace (``simcore.kernels.workspace``): moves are written as
+All functions work in the decision space ``ps`` (``simcore.kernels.workspace``): moves are written as
 ``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
 """
 
@@ -35,16 +35,16 @@ def card_value(card_id, value_by_rank):
 
 
 @kernel
-def put_move(ws, n, play, take):
+def put_move(ps, n, play, take):
     """Store move ``n``; returns ``n + 1``."""
-    ws[MOVES + 2 * n] = play
-    ws[MOVES + 2 * n + 1] = take
+    ps[MOVES + 2 * n] = play
+    ps[MOVES + 2 * n + 1] = take
     return n + 1
 
 
 @kernel
-def table_subset_sums(ws, avail, value_by_rank):
-    """Compress ``avail`` into ``ws[TCARDS:TCARDS+k]`` and fill ``ws[SUMS + i]`` for every ``i < 2**k``.
+def table_subset_sums(ps, avail, value_by_rank):
+    """Compress ``avail`` into ``ps[TCARDS:TCARDS+k]`` and fill ``ps[SUMS + i]`` for every ``i < 2**k``.
 
     Returns ``k``, or -1 when the table has more than ``SMALL_TABLE`` sum cards (then use the search).
     """
@@ -55,32 +55,32 @@ def table_subset_sums(ws, avail, value_by_rank):
             return -1
         c = lowest(rest)
         rest ^= 1 << c
-        ws[TCARDS + k] = c
+        ps[TCARDS + k] = c
         k += 1
-    ws[SUMS] = 0
+    ps[SUMS] = 0
     for i in range(1, 1 << k):
         low = lowest(i)
-        ws[SUMS + i] = ws[SUMS + (i ^ (1 << low))] + card_value(ws[TCARDS + low], value_by_rank)
+        ps[SUMS + i] = ps[SUMS + (i ^ (1 << low))] + card_value(ps[TCARDS + low], value_by_rank)
     return k
 
 
 @kernel
-def append_small_table_sums(ws, k, target, card, n):
+def append_small_table_sums(ps, k, target, card, n):
     """Append ``(card, subset)`` for the compressed table subsets (``table_subset_sums``) summing to target."""
     for i in range(1, 1 << k):
-        if ws[SUMS + i] == target:
+        if ps[SUMS + i] == target:
             take = 0
             x = i
             while x != 0:
                 b = lowest(x)
                 x ^= 1 << b
-                take |= 1 << ws[TCARDS + b]
-            n = put_move(ws, n, card, take)
+                take |= 1 << ps[TCARDS + b]
+            n = put_move(ps, n, card, take)
     return n
 
 
 @kernel
-def append_sum_subsets(ws, avail, target, value_by_rank, card, n):
+def append_sum_subsets(ps, avail, target, value_by_rank, card, n):
     """Append ``(card, subset)`` for every subset of ``avail`` whose values sum to ``target`` (search).
 
     ``avail``: mask of the table cards that may enter a sum (values >= 1); ``card``: mask of the played
@@ -99,7 +99,7 @@ def append_sum_subsets(ws, avail, target, value_by_rank, card, n):
                 total += v
                 rest = avail & ~((2 << c) - 1)
                 if total == target:
-                    n = put_move(ws, n, card, subset)
+                    n = put_move(ps, n, card, subset)
                     rest = 0  # every extension overshoots: values are >= 1
                 continue
         if subset == 0:
@@ -108,24 +108,24 @@ def append_sum_subsets(ws, avail, target, value_by_rank, card, n):
         subset ^= 1 << h
         total -= card_value(h, value_by_rank)
         rest = avail & ~((2 << h) - 1)
-    sort_takes(ws, start, n)
+    sort_takes(ps, start, n)
     return n
 
 
 @kernel
-def sort_takes(ws, start, stop):
+def sort_takes(ps, start, stop):
     """Insertion sort of moves ``start..stop-1`` by take mask (their played card is the same)."""
     for i in range(start + 1, stop):
-        x = ws[MOVES + 2 * i + 1]
+        x = ps[MOVES + 2 * i + 1]
         j = i - 1
-        while j >= start and ws[MOVES + 2 * j + 1] > x:
-            ws[MOVES + 2 * j + 3] = ws[MOVES + 2 * j + 1]
+        while j >= start and ps[MOVES + 2 * j + 1] > x:
+            ps[MOVES + 2 * j + 3] = ps[MOVES + 2 * j + 1]
             j -= 1
-        ws[MOVES + 2 * j + 3] = x
+        ps[MOVES + 2 * j + 3] = x
 
 
 @kernel
-def append_card_captures(ws, card_id, table, priority, sum_mask, value_by_rank, k, n):
+def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, k, n):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
     Single-card priority (Scopa S5): when a table card of the same value lies on the table, only those single
@@ -142,9 +142,9 @@ def append_card_captures(ws, card_id, table, priority, sum_mask, value_by_rank, 
         if singles != 0:
             while singles != 0:
                 t = singles & -singles
-                n = put_move(ws, n, card, t)
+                n = put_move(ps, n, card, t)
                 singles ^= t
             return n
     if k >= 0:
-        return append_small_table_sums(ws, k, v, card, n)
-    return append_sum_subsets(ws, table & sum_mask, v, value_by_rank, card, n)
+        return append_small_table_sums(ps, k, v, card, n)
+    return append_sum_subsets(ps, table & sum_mask, v, value_by_rank, card, n)

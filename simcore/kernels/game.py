@@ -25,7 +25,20 @@ from simcore._jit import kernel
 from simcore.kernels.bits import KINGS_MASK, lowest, popcount
 from simcore.kernels.moves import legal_moves
 from simcore.kernels.scoring import game_winner, score_deal
-from simcore.kernels.workspace import DECK, HANDS, MOVES, PILES, RNG, SWEEPS, TOTALS, VIEW, WEIGHT, borrow
+from simcore.kernels.workspace import (
+    DEAL_RNG,
+    DECK,
+    GAME_STATE_SIZE,
+    HANDS,
+    MOVES,
+    PILES,
+    RNG,
+    SWEEPS,
+    TOTALS,
+    VIEW,
+    WEIGHT,
+    borrow,
+)
 from simcore.policies.kernels import choose
 from simcore.rng import bounded, stream_state
 
@@ -70,7 +83,8 @@ class ChunkOut(NamedTuple):
 class Scratch(NamedTuple):
     """Per-worker working memory, reused game after game (every game resets what it reads)."""
 
-    ws: np.ndarray  # int64 workspace (simcore.kernels.workspace)
+    gs: np.ndarray  # int64 game state (simcore.kernels.workspace)
+    ps: np.ndarray  # int64 decision space: all a policy receives
     points: np.ndarray  # int64[4, 16]: deal points per side and category
     work: np.ndarray  # int64[4]: scoring scratch
 
@@ -79,6 +93,7 @@ class Scratch(NamedTuple):
 def new_scratch(rules):
     """Allocate one worker's scratch for ``rules``."""
     return Scratch(
+        np.zeros(GAME_STATE_SIZE, np.int64),
         np.zeros(MOVES + 2 * rules.max_moves, np.int64),
         np.zeros((4, 16), np.int64),
         np.zeros(4, np.int64),
@@ -98,53 +113,53 @@ def emit(events, ev_slot, n, kind, a, b, c, d, mask1, mask2):
 
 
 @kernel
-def shuffle(ws, pack):
-    """Fill the workspace deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count."""
+def shuffle(gs, pack):
+    """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count."""
     n = 0
     rest = pack
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        ws[DECK + n] = c
+        gs[DECK + n] = c
         n += 1
     for i in range(n - 1, 0, -1):
-        j = bounded(ws, RNG, i + 1)
-        ws[DECK + i], ws[DECK + j] = ws[DECK + j], ws[DECK + i]
+        j = bounded(gs, DEAL_RNG, i + 1)
+        gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]
     return n
 
 
 @kernel
-def take_cards(ws, pos, count):
+def take_cards(gs, pos, count):
     """Mask of the deck cards ``pos .. pos+count-1``."""
     m = 0
     for i in range(pos, pos + count):
-        m |= 1 << ws[DECK + i]
+        m |= 1 << gs[DECK + i]
     return m
 
 
 @kernel
-def deal_hands(ws, players, hand_size, first, pos, events, ev_slot, ne):
+def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     """Deal one hand to every seat in playing order from ``first``; returns (new position, events)."""
     for k in range(players):
         seat = (first + k) % players
-        ws[HANDS + seat] = take_cards(ws, pos, hand_size)
+        gs[HANDS + seat] = take_cards(gs, pos, hand_size)
         pos += hand_size
         if ev_slot >= 0:
-            ne = emit(events, ev_slot, ne, EV_HAND, seat, 0, 0, 0, ws[HANDS + seat], 0)
+            ne = emit(events, ev_slot, ne, EV_HAND, seat, 0, 0, 0, gs[HANDS + seat], 0)
     return pos, ne
 
 
 @kernel
-def start_deal(rules, ws, deal_idx, dealer, events, ev_slot, ne):
+def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""
     first = (dealer + 1) % rules.players
     redeals = 0
     while True:
         if ev_slot >= 0:
             ne = emit(events, ev_slot, ne, EV_DEAL, deal_idx, dealer, 0, 0, 0, 0)
-        n = shuffle(ws, rules.pack)
-        pos, ne = deal_hands(ws, rules.players, rules.hand_size, first, 0, events, ev_slot, ne)
-        table = take_cards(ws, pos, rules.table_size)
+        n = shuffle(gs, rules.pack)
+        pos, ne = deal_hands(gs, rules.players, rules.hand_size, first, 0, events, ev_slot, ne)
+        table = take_cards(gs, pos, rules.table_size)
         pos += rules.table_size
         if ev_slot >= 0:
             ne = emit(events, ev_slot, ne, EV_TABLE, 0, 0, 0, 0, table, 0)
@@ -157,54 +172,59 @@ def start_deal(rules, ws, deal_idx, dealer, events, ev_slot, ne):
 
 
 @kernel
-def fill_view(ws, seat, side, table, seen, stock, deal_idx, t):
-    """What ``seat`` may know before its move: own hand, table, every card seen face up, piles, scores."""
-    hand = ws[HANDS + seat]
-    ws[VIEW + VIEW_SEAT] = seat
-    ws[VIEW + VIEW_SIDE] = side
-    ws[VIEW + VIEW_HAND] = hand
-    ws[VIEW + VIEW_TABLE] = table
-    ws[VIEW + VIEW_SEEN] = seen | hand
-    ws[VIEW + VIEW_STOCK] = stock
-    ws[VIEW + VIEW_DEAL] = deal_idx
-    ws[VIEW + VIEW_PLAY] = t
+def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rules_scalars, policy_id, params):
+    """The move the seat plays: legal moves into ``ps``, the seat's view into ``ps``, then its policy.
+
+    ``rules_scalars`` is (forced_capture, single_card_priority, sum_mask, value_by_rank). This is the only place
+    where game state flows to a policy, and only through the view: the policy is handed ``ps``, never ``gs``.
+    Returns the index of the chosen move in ``ps``.
+    """
+    forced, priority, sum_mask, value_by_rank = rules_scalars
+    hand = gs[HANDS + seat]
+    n_moves = legal_moves(ps, hand, table, forced, priority, sum_mask, value_by_rank)
+    ps[VIEW + VIEW_SEAT] = seat
+    ps[VIEW + VIEW_SIDE] = side
+    ps[VIEW + VIEW_HAND] = hand
+    ps[VIEW + VIEW_TABLE] = table
+    ps[VIEW + VIEW_SEEN] = seen | hand
+    ps[VIEW + VIEW_STOCK] = stock
+    ps[VIEW + VIEW_DEAL] = deal_idx
+    ps[VIEW + VIEW_PLAY] = t
     for k in range(4):
-        ws[VIEW + VIEW_PILES + k] = ws[PILES + k]
-        ws[VIEW + VIEW_TOTALS + k] = ws[TOTALS + k]
+        ps[VIEW + VIEW_PILES + k] = gs[PILES + k]
+        ps[VIEW + VIEW_TOTALS + k] = gs[TOTALS + k]
+    return choose(ps, policy_id, params, n_moves, seat)
 
 
 @kernel
-def play_deal(deal_idx, dealer, rules, policy_ids, params, ws, events, ev_slot, ne):
-    """Play one deal into the workspace piles and sweeps; returns (plays, redeals, events).
+def play_deal(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_slot, ne):
+    """Play one deal into the game state's piles and sweeps; returns (plays, redeals, events).
 
-    The per-play loop reads rules through local scalars and calls helpers with the workspace and scalars only:
-    every array argument costs atomic reference counting per call (see ``simcore.kernels.workspace``).
+    The per-play loop reads rules through local scalars and passes helpers only scalars and the two borrowed
+    work arrays (see ``simcore.kernels.workspace`` for why).
     """
-    table, pos, n, redeals, ne = start_deal(rules, ws, deal_idx, dealer, events, ev_slot, ne)
+    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
     players, hand_size = rules.players, rules.hand_size
-    forced, priority = rules.forced_capture, rules.single_card_priority
-    sum_mask, value_by_rank = rules.sum_mask, rules.value_by_rank
+    rules_scalars = (rules.forced_capture, rules.single_card_priority, rules.sum_mask, rules.value_by_rank)
     last_sweep, sweep_points = rules.last_play_sweep != 0, rules.sweep_points
     side_of = rules.side_of
     first = (dealer + 1) % players
     for side in range(4):
-        ws[PILES + side] = 0
-        ws[SWEEPS + side] = 0
+        gs[PILES + side] = 0
+        gs[SWEEPS + side] = 0
     seen = table
     last_capturer = -1
     total_plays = n - rules.table_size
     per_round = players * hand_size
     for t in range(total_plays):
         if t > 0 and t % per_round == 0:
-            pos, ne = deal_hands(ws, players, hand_size, first, pos, events, ev_slot, ne)
+            pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
         seat = (first + t) % players
         side = side_of[seat]
-        n_moves = legal_moves(ws, ws[HANDS + seat], table, forced, priority, sum_mask, value_by_rank)
-        fill_view(ws, seat, side, table, seen, n - pos, deal_idx, t)
-        i = choose(ws, policy_ids[seat], params, n_moves, seat)
-        play = ws[MOVES + 2 * i]
-        take = ws[MOVES + 2 * i + 1]
-        ws[HANDS + seat] &= ~play
+        i = decide(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rules_scalars, policy_ids[seat], params)
+        play = ps[MOVES + 2 * i]
+        take = ps[MOVES + 2 * i + 1]
+        gs[HANDS + seat] &= ~play
         seen |= play
         if take == 0:
             table |= play
@@ -212,15 +232,15 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, ws, events, ev_slot, 
                 ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_TRAIL, 0, 0, play, 0)
             continue
         table &= ~take
-        ws[PILES + side] |= take | play
+        gs[PILES + side] |= take | play
         last_capturer = seat
         sweep = table == 0 and (t < total_plays - 1 or last_sweep)
         if sweep:
-            ws[SWEEPS + side] += 1
+            gs[SWEEPS + side] += 1
         if ev_slot >= 0:
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_CAPTURE, sweep * sweep_points, sweep, play, take)
     if table != 0 and last_capturer >= 0:
-        ws[PILES + side_of[last_capturer]] |= table
+        gs[PILES + side_of[last_capturer]] |= table
         if ev_slot >= 0:
             ne = emit(events, ev_slot, ne, EV_RESIDUE, last_capturer, 0, 0, 0, table, 0)
     return total_plays, redeals, ne
@@ -229,32 +249,33 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, ws, events, ev_slot, 
 @kernel
 def record_deal(slot, d, dealer, rules, out, s):
     """Score the deal just played, add it to the totals and write its rows."""
-    ws = borrow(s.ws)
-    score_deal(rules, ws[PILES : PILES + 4], ws[SWEEPS : SWEEPS + 4], s.points, s.work)
+    gs = s.gs
+    score_deal(rules, gs[PILES : PILES + 4], gs[SWEEPS : SWEEPS + 4], s.points, s.work)
     out.deal_dealer[slot, d] = dealer
     for side in range(rules.n_sides):
         deal_total = 0
         for k in range(rules.n_categories):
             out.deal_points[slot, d, side, k] = s.points[side, k]
             deal_total += s.points[side, k]
-        ws[TOTALS + side] += deal_total
-        out.deal_sweeps[slot, d, side] = ws[SWEEPS + side]
-        out.deal_cards[slot, d, side] = popcount(ws[PILES + side])
-        out.deal_totals[slot, d, side] = ws[TOTALS + side]
+        gs[TOTALS + side] += deal_total
+        out.deal_sweeps[slot, d, side] = gs[SWEEPS + side]
+        out.deal_cards[slot, d, side] = popcount(gs[PILES + side])
+        out.deal_totals[slot, d, side] = gs[TOTALS + side]
 
 
 @kernel
 def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     """Play game ``game`` of the run seeded ``seed`` and write row ``slot`` of ``out``."""
-    ws = borrow(s.ws)
+    gs, ps = borrow(s.gs), borrow(s.ps)
     players = rules.players
-    for i in range(players + 1):
-        ws[RNG + i] = stream_state(seed, game, i)
+    gs[DEAL_RNG] = stream_state(seed, game, 0)
+    for seat in range(players):
+        ps[RNG + 1 + seat] = stream_state(seed, game, 1 + seat)
     for side in range(4):
-        ws[TOTALS + side] = 0
+        gs[TOTALS + side] = 0
     for c in range(52):
-        ws[WEIGHT + c] = rules.card_weight[c]
-    first_dealer = bounded(ws, RNG, players)
+        ps[WEIGHT + c] = rules.card_weight[c]
+    first_dealer = bounded(gs, DEAL_RNG, players)
     ne = 0
     deals = 0
     plays = 0
@@ -266,14 +287,14 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
             out.overflow[slot] = 1
             break
         dealer = (first_dealer + deals) % players
-        p, r, ne = play_deal(deals, dealer, rules, policy_ids, params, ws, out.events, ev_slot, ne)
+        p, r, ne = play_deal(deals, dealer, rules, policy_ids, params, gs, ps, out.events, ev_slot, ne)
         record_deal(slot, deals, dealer, rules, out, s)
         if ev_slot >= 0:
             ne = emit(out.events, ev_slot, ne, EV_SCORE, deals, 0, 0, 0, 0, 0)
         plays += p
         redeals += r
         deals += 1
-        winner = game_winner(ws[TOTALS : TOTALS + 4], rules.n_sides, rules.target)
+        winner = game_winner(gs[TOTALS : TOTALS + 4], rules.n_sides, rules.target)
     if ev_slot >= 0:
         ne = emit(out.events, ev_slot, ne, EV_END, winner, 0, 0, 0, 0, 0)
         out.n_events[ev_slot] = ne
@@ -285,4 +306,4 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     out.n_plays[slot] = plays
     out.redeals[slot] = redeals
     for side in range(rules.n_sides):
-        out.totals[slot, side] = ws[TOTALS + side]
+        out.totals[slot, side] = gs[TOTALS + side]

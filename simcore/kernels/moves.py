@@ -14,31 +14,31 @@ from simcore.variants.base import FORCED_CARD, FORCED_NONE, FORCED_PLAYER
 
 
 @kernel
-def legal_moves(ws, hand, table, forced, priority, sum_mask, value_by_rank):
-    """Write the legal moves of the player holding ``hand`` into the workspace; returns their number.
+def legal_moves(ps, hand, table, forced, priority, sum_mask, value_by_rank):
+    """Write the legal moves of the player holding ``hand`` into the decision space ``ps``; returns their number.
 
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
     can capture the move must be a capture; ``none``, any card may be trailed. The other scalars are the
     ``Rules`` fields of the same names. This runs once per play: one array argument, the rest scalars.
     """
-    k = table_subset_sums(ws, table & sum_mask, value_by_rank)
+    k = table_subset_sums(ps, table & sum_mask, value_by_rank)
     n = 0
     rest = hand
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
         if forced == FORCED_NONE:
-            n = put_move(ws, n, 1 << c, 0)
-            n = append_card_captures(ws, c, table, priority, sum_mask, value_by_rank, k, n)
+            n = put_move(ps, n, 1 << c, 0)
+            n = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, k, n)
         else:
-            m = append_card_captures(ws, c, table, priority, sum_mask, value_by_rank, k, n)
+            m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, k, n)
             if m == n and forced == FORCED_CARD:
-                m = put_move(ws, n, 1 << c, 0)
+                m = put_move(ps, n, 1 << c, 0)
             n = m
     if n == 0 and forced == FORCED_PLAYER:
         rest = hand
         while rest != 0:
             c = lowest(rest)
             rest ^= 1 << c
-            n = put_move(ws, n, 1 << c, 0)
+            n = put_move(ps, n, 1 << c, 0)
     return n

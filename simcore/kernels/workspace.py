@@ -1,21 +1,28 @@
-"""Layout of a worker's workspace: one int64 array that holds every piece of hot game state.
+"""Layouts of a worker's two int64 work arrays: the game state, and the seat's decision space.
 
-Why one array: Numba reference-counts every array a jitted function receives or extracts, with an atomic
-increment and decrement per array per call. Measured here, passing half a dozen arrays to the move generator and
-the policy on every play cost more than the game logic itself (73% of the time in the refcount operations).
-With one workspace the per-play helpers receive a single array and scalars, and ``borrow`` gives the game loop
-a view of it that carries no reference count at all.
+Why flat arrays: Numba reference-counts every array a jitted function receives or extracts, with an atomic
+increment and decrement per array per call. Measured here (perf), passing half a dozen arrays to the move
+generator and the policy on every play spent 73% of the time in those atomic operations. So the hot state lives
+in two flat arrays, and ``borrow`` gives the game loop views of them that carry no reference count at all.
 
-Offsets (int64 slots)::
+Why two: a policy must not be able to read what its seat may not know. The game state (hands of every seat, the
+stock) stays in ``gs``; the policy only ever receives ``ps``, which holds the seat's view, the legal moves, the
+card weights and the policy random streams.
+
+Game state ``gs`` (int64 slots)::
 
     HANDS   [4]      hand mask of each seat
     PILES   [4]      capture pile mask of each side (this deal)
     SWEEPS  [4]      counted sweeps of each side (this deal)
     TOTALS  [4]      game total of each side
-    VIEW    [16]     what the seat to move may know (see simcore.kernels.game VIEW_*)
-    RNG     [8]      random stream states: 0 = deals, 1 + seat = that seat's policy
-    WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
+    DEAL_RNG [1]     state of the deal stream
     DECK    [52]     the shuffled pack
+
+Decision space ``ps`` (int64 slots)::
+
+    VIEW    [16]     what the seat to move may know (see simcore.kernels.game VIEW_*)
+    RNG     [8]      policy stream of seat s at RNG + 1 + s
+    WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     TCARDS  [16]     compressed table cards for the subset sums
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
@@ -28,22 +35,27 @@ from numba.extending import intrinsic
 
 from simcore._jit import kernel
 
+# game state
 HANDS = 0
 PILES = 4
 SWEEPS = 8
 TOTALS = 12
-VIEW = 16
-RNG = 32
-WEIGHT = 40
-DECK = 92
-TCARDS = 144
+DEAL_RNG = 16
+DECK = 20
+GAME_STATE_SIZE = DECK + 52
+
+# decision space
+VIEW = 0
+RNG = 16
+WEIGHT = 24
+TCARDS = 76
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 160
+SUMS = 92
 MOVES = SUMS + (1 << SMALL_TABLE)
 
 
-def workspace_size(max_moves: int) -> int:
-    """Slots a workspace needs for a variant whose move buffer holds ``max_moves`` moves."""
+def decision_space_size(max_moves: int) -> int:
+    """Slots a decision space needs for a variant whose move buffer holds ``max_moves`` moves."""
     return MOVES + 2 * max_moves
 
 
@@ -62,7 +74,7 @@ def _address_to_pointer(typingctx, address):
 def borrow(arr):
     """A view of an int64 array without reference counting (no meminfo).
 
-    Only for the workspace, whose owner (the worker's ``Scratch``) outlives every use of the view: passing the
-    view to helpers on every play costs a null test instead of two atomic operations per call.
+    Only for the work arrays, whose owner (the worker's ``Scratch``) outlives every use of the view: passing
+    the view to helpers on every play costs a null test instead of two atomic operations per call.
     """
     return carray(_address_to_pointer(arr.ctypes.data), arr.shape[0])

@@ -1,6 +1,6 @@
 """Policies as jitted functions behind one integer-dispatched ``choose``.
 
-A policy reads, from the workspace, the seat's ``view`` (what it may know, built by the game loop: see
+A policy reads, from the decision space ``ps``, the seat's ``view`` (what it may know, built by the game loop: see
 ``simcore.kernels.game``), the legal moves in canonical order, the card weights of the variant and its own random
 stream. It never receives the game state, so it cannot read other hands or the stock.
 """
@@ -19,39 +19,39 @@ GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card
 
 
 @kernel
-def weight_of(ws, mask):
+def weight_of(ps, mask):
     """Sum of the heuristic weights (``Rules.card_weight``) of the cards of a mask."""
     total = 0
     while mask != 0:
         c = lowest(mask)
         mask ^= 1 << c
-        total += ws[WEIGHT + c]
+        total += ps[WEIGHT + c]
     return total
 
 
 @kernel
-def choose_greedy(ws, n_moves):
+def choose_greedy(ps, n_moves):
     """Most table cards taken; ties by the weight of the cards won (or, trailing, of the card given up)."""
     best = 0
     best_score = -(1 << 62)
     for i in range(n_moves):
-        play = ws[MOVES + 2 * i]
-        take = ws[MOVES + 2 * i + 1]
+        play = ps[MOVES + 2 * i]
+        take = ps[MOVES + 2 * i + 1]
         if take != 0:
-            score = GREEDY_CARD_SCORE * popcount(take) + weight_of(ws, take | play)
+            score = GREEDY_CARD_SCORE * popcount(take) + weight_of(ps, take | play)
         else:
-            score = -weight_of(ws, play)
+            score = -weight_of(ps, play)
         if score > best_score:
             best, best_score = i, score
     return best
 
 
 @kernel
-def choose(ws, policy_id, params, n_moves, seat):
+def choose(ps, policy_id, params, n_moves, seat):
     """Index of the move the seat's policy picks among the ``n_moves`` legal moves.
 
-    ``params`` is the seat's row of float parameters; the seat's random stream is ``ws[RNG + 1 + seat]``.
+    ``params`` is the seat's row of float parameters; the seat's random stream is ``ps[RNG + 1 + seat]``.
     """
     if policy_id == POLICY_GREEDY:
-        return choose_greedy(ws, n_moves)
-    return bounded(ws, RNG + 1 + seat, n_moves)
+        return choose_greedy(ps, n_moves)
+    return bounded(ps, RNG + 1 + seat, n_moves)

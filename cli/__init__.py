@@ -1,0 +1,1 @@
+"""Command-line interface of scopasim (Typer): parse, validate, call simcore/analysis, report."""

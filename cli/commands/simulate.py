@@ -1,0 +1,70 @@
+"""``scopasim simulate``: play a batch of games into a Parquet run folder and summarise it."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from cli import render
+from cli.options import Games, Players, Policies, RuleOpts, Seed, Threads, Variant, build_config, manifest_config
+from simcore.config import RunConfig
+from simcore.errors import OutputError
+
+DEFAULT_RESULTS = Path("results")
+
+
+def default_out(config: RunConfig) -> Path:
+    """``results/<variant>-<P>p-<policies>-s<seed>-<timestamp>``: readable, and new each time."""
+    policies = "-vs-".join(dict.fromkeys(config.policies)) if len(set(config.policies)) > 1 else config.policies[0]
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    name = f"{config.variant}-{config.players}p-{policies}-s{config.seed}-{stamp}"
+    return DEFAULT_RESULTS / re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
+
+
+def simulate(
+    variant: Variant = None,
+    players: Players = None,
+    policy: Policies = None,
+    games: Games = None,
+    seed: Seed = None,
+    threads: Threads = None,
+    rule: RuleOpts = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Run folder to write. [default: results/<variant>-<players>p-...]"),
+    ] = None,
+    chunk_size: Annotated[
+        int | None, typer.Option("--chunk-size", help="Games per part file (memory and progress granularity).")
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run in --out.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in --out.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Simulate games and write them to a run folder (games/, deals/ Parquet and manifest.json)."""
+    from simcore import api
+
+    if resume and out is None:
+        raise OutputError("--resume needs --out: the run folder to finish")
+    if resume and overwrite:
+        raise OutputError("--resume and --overwrite exclude each other")
+    base = manifest_config(out) if resume else None
+    config = build_config(
+        variant=variant,
+        players=players,
+        policies=policy,
+        rules=rule,
+        seed=seed,
+        games=games,
+        chunk_size=chunk_size,
+        base=base,
+    )
+    api.set_threads(threads)
+    out = out or default_out(config)
+    with render.progress_bar(config.games, quiet) as advance:
+        result = api.simulate(config, out, threads=threads, overwrite=overwrite, resume=resume, progress=advance)
+    render.print_run_summary(Console(), config, result)

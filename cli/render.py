@@ -1,0 +1,157 @@
+"""Everything the CLI shows a person: progress, run summaries, variant and rule tables, replayed games."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from simcore.api import RunResult
+from simcore.config import RunConfig
+
+
+class GamesPerSecond(ProgressColumn):
+    """Throughput column: games per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.0f} games/s", style="cyan")
+
+
+@contextmanager
+def progress_bar(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (games done, games/s, ETA); yields the function that advances it."""
+    if quiet:
+        yield lambda n: None
+        return
+    progress = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        GamesPerSecond(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    )
+    with progress:
+        task = progress.add_task("simulate", total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+def _interval(row: Any) -> str:
+    return f"{row.rate:.2%}  [{row.ci_low:.2%}, {row.ci_high:.2%}]"
+
+
+def print_run_summary(console: Console, config: RunConfig, result: RunResult) -> None:
+    """Win rates with 95% intervals, mean points per deal by category, speed and where the data went."""
+    from analysis import load_run, opening_advantage, points_per_deal, seat_win_rates
+
+    run = load_run(result.path)
+    wins = Table(title="Win rates (95% Wilson intervals)", title_justify="left")
+    for col in ("", "policy", "wins", "games", "win rate  [95% CI]"):
+        wins.add_column(col, justify="left" if col in ("", "policy") else "right")
+    for row in seat_win_rates(run).itertuples():
+        wins.add_row(f"seat {row.seat}", row.policy, f"{row.wins:,}", f"{row.games:,}", _interval(row))
+    for row in opening_advantage(run).itertuples():
+        wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", _interval(row) + f"  p={row.p_value:.2g}")
+    console.print(wins)
+
+    points = points_per_deal(run)
+    table = Table(title="Mean points per deal", title_justify="left")
+    table.add_column("category")
+    for col in ("leader's side", "dealer's side", "any side"):
+        table.add_column(col, justify="right")
+    for name, row in points.iterrows():
+        table.add_row(str(name), f"{row.leader_side:.3f}", f"{row.dealer_side:.3f}", f"{row.all_sides:.3f}")
+    console.print(table)
+
+    n_deals = int(run.games["deals"].sum())
+    resumed = f" (this call: {result.games_played:,})" if result.resumed else ""
+    console.print(
+        f"{result.games:,} games{resumed}, {n_deals:,} deals, seed {config.seed}; "
+        f"{result.games_per_second:,.0f} games/s ({result.elapsed:.1f} s)"
+    )
+    console.print(f"output: {result.path}  (pandas.read_parquet('{result.path}/games'), '{result.path}/deals')")
+
+
+SUIT_SYMBOLS = {"c": ("♣", "white"), "d": ("♦", "red"), "h": ("♥", "red"), "s": ("♠", "white")}
+
+
+def card_text(cards: list[str]) -> str:
+    """Cards as a person reads them (``10♦ 7♠``), with rich colour markup."""
+    parts = []
+    for card in cards:
+        rank = "10" if card[0] == "T" else card[0]
+        symbol, colour = SUIT_SYMBOLS[card[1]]
+        parts.append(f"[{colour}]{rank}{symbol}[/]")
+    return " ".join(parts) if parts else "-"
+
+
+def _sorted_table(table: set[str], order: list[str]) -> list[str]:
+    return sorted(table, key=order.index)
+
+
+def print_game(console: Console, trace: dict[str, Any]) -> None:
+    """Render a ``scopasim-trace/1`` game: header, then every event with the table after each play."""
+    from simcore.cards import RANK_CHARS, SUIT_CHARS
+
+    order = [r + s for r in RANK_CHARS for s in SUIT_CHARS]
+    seats = ", ".join(f"seat {i} {p}" for i, p in enumerate(trace["policies"]))
+    sides = " v ".join("+".join(str(s) for s in side) for side in trace["sides"])
+    console.print(f"[bold]{trace['variant']}[/] game {trace['game']} of seed {trace['seed']}: {seats}; sides {sides}")
+    console.print(
+        "rules: " + ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in trace["rules"].items()),
+        style="dim",
+    )
+    table: set[str] = set()
+    for ev in trace["events"]:
+        kind = ev["type"]
+        if kind == "deal":
+            table = set()
+            console.print(f"\n[bold]Deal {ev['deal']}[/], dealer seat {ev['dealer']}")
+        elif kind == "hand":
+            console.print(f"  seat {ev['seat']} gets {card_text(ev['cards'])}")
+        elif kind == "table":
+            table |= set(ev["cards"])
+            console.print(f"  table: {card_text(_sorted_table(table, order))}")
+        elif kind == "redeal":
+            console.print(f"  [yellow]deal void ({ev['reason']}): redealt[/]")
+        elif kind == "play":
+            if ev["kind"] == "trail":
+                table |= set(ev["cards"])
+                what = "trails"
+            else:
+                table -= set(ev["take"])
+                what = f"takes {card_text(ev['take'])}"
+            sweep = f"  [bold green]sweep +{ev['points']}[/]" if ev["sweep"] else ""
+            console.print(
+                f"  seat {ev['seat']} plays {card_text(ev['cards'])}, {what}{sweep}"
+                f"   [dim]table: {card_text(_sorted_table(table, order))}[/]"
+            )
+        elif kind == "residue":
+            table = set()
+            console.print(f"  the table {card_text(ev['cards'])} goes to seat {ev['seat']} (last capture)")
+        elif kind == "score":
+            for side, pts in enumerate(ev["points"]):
+                detail = ", ".join(f"{k} {v}" for k, v in pts.items() if v)
+                console.print(f"  side {side}: {sum(pts.values())} points ({detail or 'none'})")
+            console.print(f"  [bold]totals: {' : '.join(str(t) for t in ev['totals'])}[/]")
+        elif kind == "out":
+            console.print(f"  seat {ev['seat']} declares out")
+        elif kind == "end":
+            console.print(f"\n[bold]side {ev['winner']} wins[/] {' : '.join(str(t) for t in ev['totals'])}")
