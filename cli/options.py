@@ -14,7 +14,7 @@ import typer
 
 from simcore.config import DEFAULT_CHUNK, RunConfig
 from simcore.errors import ConfigError
-from simcore.results import read_manifest
+from simcore.layout import read_manifest
 
 Variant = Annotated[str | None, typer.Option("--variant", "-v", help="Game: scopa (see `scopasim variants`).")]
 Players = Annotated[int | None, typer.Option("--players", "-p", help="Number of players (default: the variant's).")]

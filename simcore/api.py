@@ -61,24 +61,22 @@ def play_chunk(config: RunConfig, games: np.ndarray, trace: bool = False):
     return engine.play(config.compiled_rules(), config.seed, games, ids, params, trace=trace)
 
 
-def simulate(
-    config: RunConfig,
-    out: Path,
-    *,
-    threads: int | None = None,
-    overwrite: bool = False,
-    resume: bool = False,
-    progress: ProgressFn | None = None,
-) -> RunResult:
-    """Play every game of ``config`` into the run folder ``out``, chunk by chunk.
+def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: bool = False):
+    """Create (or, with ``resume``, reopen) the run folder ``out``: every output check happens here, first."""
+    from simcore.results import RunWriter
 
-    ``progress`` is called with the number of games of each chunk written (also for chunks already done when
-    resuming, before any new work), so a progress bar can start where the run stands.
+    return RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
+
+
+def run_chunks(writer, progress: ProgressFn | None = None) -> RunResult:
+    """Play the chunks a run folder still lacks, write them, and mark the run complete.
+
+    ``progress`` is called with the number of games of each chunk written (first with the games already done
+    when resuming, before any new work), so a progress bar can start where the run stands.
     """
-    from simcore.results import RunWriter, deals_table, games_table
+    from simcore.results import deals_table, games_table
 
-    set_threads(threads)
-    writer = RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
+    config = writer.config
     todo = writer.chunks_todo
     done_games = config.games - sum(len(config.chunk_range(i)) for i in todo)
     if progress and done_games:
@@ -94,7 +92,21 @@ def simulate(
             progress(len(games))
     elapsed = time.perf_counter() - start
     writer.finish({"elapsed_seconds": round(elapsed, 3), "games_per_second": round(played / max(elapsed, 1e-9))})
-    return RunResult(Path(out), config.games, played, elapsed, resumed=done_games > 0)
+    return RunResult(writer.path, config.games, played, elapsed, resumed=done_games > 0)
+
+
+def simulate(
+    config: RunConfig,
+    out: Path,
+    *,
+    threads: int | None = None,
+    overwrite: bool = False,
+    resume: bool = False,
+    progress: ProgressFn | None = None,
+) -> RunResult:
+    """Play every game of ``config`` into the run folder ``out``, chunk by chunk (see ``run_chunks``)."""
+    set_threads(threads)
+    return run_chunks(open_run(config, out, overwrite=overwrite, resume=resume), progress)
 
 
 def trace(config: RunConfig, games: Iterable[int]) -> list[dict[str, Any]]:

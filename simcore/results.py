@@ -30,12 +30,8 @@ import pyarrow.parquet as pq
 from simcore.config import RunConfig
 from simcore.errors import OutputError
 from simcore.kernels.game import ChunkOut
+from simcore.layout import MANIFEST, METADATA_KEY, SCHEMA_VERSION, TABLES, part_name, read_manifest
 from simcore.rng import RNG_SCHEME
-
-SCHEMA_VERSION = 1
-METADATA_KEY = b"scopasim"
-MANIFEST = "manifest.json"
-TABLES = ("games", "deals")
 
 
 def versions() -> dict[str, str]:
@@ -138,10 +134,6 @@ def _atomic_write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def part_name(index: int) -> str:
-    return f"part-{index:05d}.parquet"
-
-
 class RunWriter:
     """Writes one run folder chunk by chunk; see the module docstring for the guarantees."""
 
@@ -210,10 +202,17 @@ class RunWriter:
         return writer
 
     def _chunk_intact(self, index: int) -> bool:
+        """Both parts are readable, belong to this run and hold the chunk's games."""
+        expected = json.loads(metadata_blob(self.config, "games"))
         for table in TABLES:
             try:
-                pq.read_metadata(self.path / table / part_name(index))
-            except (OSError, pa.ArrowInvalid):
+                meta = pq.read_metadata(self.path / table / part_name(index))
+                blob = json.loads(meta.metadata[METADATA_KEY])
+            except (OSError, KeyError, TypeError, ValueError, pa.ArrowInvalid):
+                return False
+            if any(blob.get(k) != expected[k] for k in ("variant", "rules", "policies", "seed", "games")):
+                return False
+            if table == "games" and meta.num_rows != len(self.config.chunk_range(index)):
                 return False
         return True
 
@@ -223,13 +222,20 @@ class RunWriter:
         return [i for i in range(self.config.n_chunks) if i not in done]
 
     def write_chunk(self, index: int, games: pa.Table, deals: pa.Table) -> None:
-        """Write both part files of a chunk atomically, then record the chunk as done."""
+        """Write both part files of a chunk under temporary names, rename both, then record the chunk as done.
+
+        Readers go by the manifest, so a crash between the two renames leaves a part that no chunk claims; a
+        resume rewrites it.
+        """
+        finals = []
         for name, table in (("games", games), ("deals", deals)):
             meta = dict(table.schema.metadata or {})
             meta[METADATA_KEY] = metadata_blob(self.config, name)
             final = self.path / name / part_name(index)
             tmp = final.with_name(f".{final.name}.tmp")
             pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd", row_group_size=1 << 17)
+            finals.append((tmp, final))
+        for tmp, final in finals:
             os.replace(tmp, final)
         self.manifest["chunks_done"] = sorted({*self.manifest["chunks_done"], index})
         self._save()
@@ -248,20 +254,3 @@ class RunWriter:
 def describe_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
     keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
     return ", ".join(f"{k}: {old.get(k)!r} then, {new.get(k)!r} now" for k in keys)
-
-
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest of a run folder, checked for a schema this version can read."""
-    manifest_path = Path(path) / MANIFEST
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except FileNotFoundError:
-        raise OutputError(f"{path} is not a scopasim run folder (no {MANIFEST})") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise OutputError(f"cannot read {manifest_path}: {exc}") from None
-    version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise OutputError(
-            f"{path} was written with results schema {version!r}; this scopasim reads schema {SCHEMA_VERSION}"
-        )
-    return manifest

@@ -369,9 +369,7 @@ def test_redeal_kings_trace():
     assert events[4] == {"type": "redeal", "reason": "kings"}
     kings = [c for c in events[3]["cards"] if c[0] == "K"]
     assert len(kings) >= 3
-    assert (
-        events[5]["type"] == "deal" and events[5]["deal"] == 0 and events[5]["dealer"] == events[0]["dealer"]
-    )
+    assert events[5]["type"] == "deal" and events[5]["deal"] == 0 and events[5]["dealer"] == events[0]["dealer"]
     replay_trace(trace)
     # the same deal without the rule is played, not voided
     plain = play_game(77, game, {}, ["greedy", "greedy"])

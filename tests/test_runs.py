@@ -47,7 +47,7 @@ def test_other_seed_other_games(tmp_path, baseline):
     assert not games[["winner", "total_0", "total_1"]].equals(baseline[0].head(1000)[["winner", "total_0", "total_1"]])
 
 
-class Interrupt(Exception):
+class InterruptedRunError(Exception):
     pass
 
 
@@ -58,9 +58,9 @@ def test_interrupted_run_resumes_to_the_same_rows(tmp_path, baseline):
     def stop_after_first_chunk(n):
         calls.append(n)
         if len(calls) == 1:
-            raise Interrupt
+            raise InterruptedRunError
 
-    with pytest.raises(Interrupt):
+    with pytest.raises(InterruptedRunError):
         api.simulate(config(), path, progress=stop_after_first_chunk)
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["chunks_done"] == [0]

@@ -65,6 +65,11 @@ def simulate(
     )
     api.set_threads(threads)
     out = out or default_out(config)
+    writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
     with render.progress_bar(config.games, quiet) as advance:
-        result = api.simulate(config, out, threads=threads, overwrite=overwrite, resume=resume, progress=advance)
+        try:
+            result = api.run_chunks(writer, progress=advance)
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
+            raise
     render.print_run_summary(Console(), config, result)

@@ -1,0 +1,144 @@
+"""The questions asked of every run, each answered with its uncertainty: who wins, whether leading or dealing first
+helps, and where a deal's points come from.
+
+Intervals and tests come from scipy, not hand-written formulas: Wilson score intervals for win rates (good
+coverage near 0 and 1 and for small counts, where the normal approximation is poor), exact two-sided binomial tests
+for an opening advantage, and Student t intervals for mean per-deal differences. ``scipy.stats`` is imported
+inside the functions because it takes longer to import than everything else in this package together.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.load import Run
+
+#: Per-deal quantities reported besides the variant's scoring categories.
+DEAL_EXTRAS = ("points", "sweeps", "cards_taken")
+
+
+def win_rate(wins: int, n: int, level: float = 0.95) -> dict[str, Any]:
+    """Win rate ``wins / n`` with its Wilson score interval at confidence ``level``.
+
+    With ``n == 0`` the rate and interval are NaN.
+    """
+    from scipy import stats
+
+    wins, n = int(wins), int(n)
+    if n < 0 or not 0 <= wins <= n:
+        raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    if n == 0:
+        return {"wins": 0, "games": 0, "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+    ci = stats.binomtest(wins, n).proportion_ci(confidence_level=level, method="wilson")
+    return {"wins": wins, "games": n, "rate": wins / n, "ci_low": float(ci.low), "ci_high": float(ci.high)}
+
+
+def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """One row per seat: its policy, its side, and how often that side won.
+
+    Partners share a side, so with 4 players seats 0 and 2 (and 1 and 3) show the same wins. A game without a
+    winner (``winner == -1``, which a finished run should not hold) counts as a loss for every seat.
+    """
+    winner = run.games["winner"].to_numpy()
+    rows = []
+    for seat, side in enumerate(run.seat_side):
+        rows.append(
+            {
+                "seat": seat,
+                "policy": run.policies[seat],
+                "side": int(side),
+                **win_rate(np.count_nonzero(winner == side), len(winner), level),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def opening_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """How often the side that led the first deal, and the side that dealt it, went on to win the game.
+
+    Rows ``"first player"`` (side of ``first_player``) and ``"first dealer"`` (side of ``first_dealer``). Besides
+    the Wilson interval, ``p_value`` is the exact two-sided binomial test of the rate against ``expected`` =
+    1 / number of sides, the rate with no advantage. With 2 sides (2 players or 4 in partnerships) the two rows
+    are complements of each other, since the dealer's side never leads and every game has a winner.
+    """
+    from scipy import stats
+
+    games = run.games
+    winner = games["winner"].to_numpy()
+    expected = 1.0 / run.n_sides
+    rows = {}
+    for label, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
+        side = run.seat_side[games[column].to_numpy()]
+        wins, n = int(np.count_nonzero(winner == side)), len(winner)
+        p_value = stats.binomtest(wins, n, expected).pvalue if n else math.nan
+        rows[label] = {**win_rate(wins, n, level), "expected": expected, "p_value": float(p_value)}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def points_per_deal(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """Mean per deal of each scoring category (then ``points``, ``sweeps``, ``cards_taken``), by side role.
+
+    Columns: ``leader_side`` (the side holding the seat that led the deal), ``dealer_side`` (the side holding the
+    dealer), ``all_sides`` (mean over every side's row), ``difference`` (leader minus dealer) and ``half_width``,
+    the half-width of the Student t interval at ``level`` for that difference. The difference is taken deal by
+    deal (paired by game and deal), which removes the deal-to-deal variation both sides share: every deal has
+    exactly one leading and one dealing side, and they differ because the leader sits next to the dealer (an
+    opponent with 4 players in partnerships, another seat and therefore another side otherwise).
+    """
+    from scipy import stats
+
+    metrics = [*run.categories, *DEAL_EXTRAS]
+    deals = run.deals
+    led_keys, led = _one_row_per_deal(deals, "led", metrics)
+    dealt_keys, dealt = _one_row_per_deal(deals, "dealt", metrics)
+    paired = np.array_equal(led_keys, dealt_keys) and bool(np.all(np.diff(led_keys) > 0))
+    if not paired or len(led_keys) * run.n_sides != len(deals):
+        raise ValueError("the deals table must hold one row per deal and side, with one leading and one dealing side")
+    diff = led - dealt
+    n = len(diff)
+    if n >= 2:
+        half_width = stats.t.ppf(0.5 + level / 2, n - 1) * stats.sem(diff, axis=0)
+    else:
+        half_width = np.full(len(metrics), math.nan)
+    return pd.DataFrame(
+        {
+            "leader_side": led.mean(axis=0) if n else math.nan,
+            "dealer_side": dealt.mean(axis=0) if n else math.nan,
+            "all_sides": deals[metrics].mean(axis=0).to_numpy(),
+            "difference": diff.mean(axis=0) if n else math.nan,
+            "half_width": half_width,
+        },
+        index=pd.Index(metrics, name="category"),
+    )
+
+
+def _one_row_per_deal(deals: pd.DataFrame, flag: str, metrics: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and float64 values [rows, metrics] of the ``flag`` rows (``led`` or ``dealt``), in (game, deal) order."""
+    rows = deals.loc[deals[flag].to_numpy(), ["game", "deal", *metrics]]
+    # deal < 2**15, so this key orders rows by (game, deal); the writer already emits them in that order
+    keys = rows["game"].to_numpy(np.int64) * (1 << 16) + rows["deal"].to_numpy(np.int64)
+    values = rows[metrics].to_numpy(np.float64)
+    if np.any(np.diff(keys) <= 0):
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+    return keys, values
+
+
+def run_summary(run: Run, level: float = 0.95) -> dict[str, Any]:
+    """Everything above for one run, plus its size: keys seats, opening, points, games, deals, mean_deals_per_game."""
+    n_games = len(run.games)
+    n_deals = int(run.games["deals"].sum())
+    return {
+        "seats": seat_win_rates(run, level),
+        "opening": opening_advantage(run, level),
+        "points": points_per_deal(run, level),
+        "games": n_games,
+        "deals": n_deals,
+        "mean_deals_per_game": n_deals / n_games if n_games else math.nan,
+    }
