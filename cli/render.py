@@ -53,8 +53,8 @@ def progress_bar(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
         yield lambda n: progress.advance(task, n)
 
 
-def _interval(row: Any) -> str:
-    return f"{row.rate:.2%}  [{row.ci_low:.2%}, {row.ci_high:.2%}]"
+def _rate(row: Any) -> tuple[str, str]:
+    return f"{row.rate:.2%}", f"{row.ci_low:.2%}–{row.ci_high:.2%}"
 
 
 def print_run_summary(console: Console, config: RunConfig, result: RunResult) -> None:
@@ -62,31 +62,44 @@ def print_run_summary(console: Console, config: RunConfig, result: RunResult) ->
     from analysis import load_run, opening_advantage, points_per_deal, seat_win_rates
 
     run = load_run(result.path)
-    wins = Table(title="Win rates (95% Wilson intervals)", title_justify="left")
-    for col in ("", "policy", "wins", "games", "win rate  [95% CI]"):
+    wins = Table(
+        title="Win rates (95% Wilson intervals)",
+        title_justify="left",
+        caption="first player / first dealer: the side of the seat that led / dealt the first deal; "
+        "p: binomial test of no advantage",
+        caption_justify="left",
+    )
+    for col in ("", "policy", "wins", "games", "win rate", "95% CI", "p"):
         wins.add_column(col, justify="left" if col in ("", "policy") else "right")
     for row in seat_win_rates(run).itertuples():
-        wins.add_row(f"seat {row.seat}", row.policy, f"{row.wins:,}", f"{row.games:,}", _interval(row))
+        wins.add_row(f"seat {row.seat}", row.policy, f"{row.wins:,}", f"{row.games:,}", *_rate(row), "")
     for row in opening_advantage(run).itertuples():
-        wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", _interval(row) + f"  p={row.p_value:.2g}")
+        wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", *_rate(row), f"{row.p_value:.2g}")
     console.print(wins)
 
     points = points_per_deal(run)
     table = Table(title="Mean points per deal", title_justify="left")
     table.add_column("category")
-    for col in ("leader's side", "dealer's side", "any side"):
+    for col in ("leader's side", "dealer's side", "difference", "any side"):
         table.add_column(col, justify="right")
     for name, row in points.iterrows():
-        table.add_row(str(name), f"{row.leader_side:.3f}", f"{row.dealer_side:.3f}", f"{row.all_sides:.3f}")
+        table.add_row(
+            str(name),
+            f"{row.leader_side:.3f}",
+            f"{row.dealer_side:.3f}",
+            f"{row.difference:+.3f} ± {row.half_width:.3f}",
+            f"{row.all_sides:.3f}",
+        )
     console.print(table)
 
     n_deals = int(run.games["deals"].sum())
-    resumed = f" (this call: {result.games_played:,})" if result.resumed else ""
+    resumed = f" ({result.games_played:,} in this call)" if result.resumed else ""
     console.print(
-        f"{result.games:,} games{resumed}, {n_deals:,} deals, seed {config.seed}; "
-        f"{result.games_per_second:,.0f} games/s ({result.elapsed:.1f} s)"
+        f"{result.games:,} games{resumed}, {n_deals:,} deals ({n_deals / result.games:.2f} per game), "
+        f"seed {config.seed}; {result.games_per_second:,.0f} games/s, {result.elapsed:.1f} s"
     )
-    console.print(f"output: {result.path}  (pandas.read_parquet('{result.path}/games'), '{result.path}/deals')")
+    console.print(f"output: {result.path}")
+    console.print(f"  pandas.read_parquet('{result.path}/games')  and  '{result.path}/deals'", style="dim")
 
 
 SUIT_SYMBOLS = {"c": ("♣", "white"), "d": ("♦", "red"), "h": ("♥", "red"), "s": ("♠", "white")}

@@ -61,6 +61,11 @@ def play_chunk(config: RunConfig, games: np.ndarray, trace: bool = False):
     return engine.play(config.compiled_rules(), config.seed, games, ids, params, trace=trace)
 
 
+def warm_up(config: RunConfig) -> None:
+    """Compile (or load from the cache) the kernels by playing game 0, so timings measure simulation only."""
+    play_chunk(config, np.zeros(1, dtype=np.int64))
+
+
 def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: bool = False):
     """Create (or, with ``resume``, reopen) the run folder ``out``: every output check happens here, first."""
     from simcore.results import RunWriter
