@@ -1,0 +1,395 @@
+"""Benchmarks of scopasim: ``python -m benchmarks.run [--quick] [--json PATH]`` from the repository root.
+
+Prints, for 2-player Scopa with random and with greedy policies: games/s and deals/s on 1 and 2 threads, cold
+compile time, warm start time of a small run, the end-to-end time of a run written to Parquet and peak memory,
+next to the pure-Python reference engine measured in the same run (the baseline) and the issue's targets.
+
+Compile time, start-up time and peak memory are measured in fresh subprocesses, because each is a property of a
+whole process: a process that has already compiled or allocated cannot measure them again. Throughput is
+measured in this process after a warm-up. This is a report, not a test: it exits 0 even when a target fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+VARIANT = "scopa"
+SEED = 1
+POLICIES = ("random", "greedy")
+THREADS = (1, 2)
+
+# Targets of the issue (2-core machine).
+TARGET_DEALS_PER_CORE = 250_000
+TARGET_MILLION_SECONDS = 30.0
+TARGET_WARM_SECONDS = 2.0
+TARGET_COLD_SECONDS = 45.0
+
+# Child scripts. Each prints one JSON object as its last line of stdout.
+COLD_SCRIPT = """
+import time
+start = time.perf_counter()
+import json
+import numpy as np
+from simcore import api
+from simcore.config import RunConfig
+imported = time.perf_counter()
+config = RunConfig.create("scopa", policies=["greedy"], games=100, seed=1)
+api.play_chunk(config, np.arange(100))
+done = time.perf_counter()
+print(json.dumps({"import_s": imported - start, "first_chunk_s": done - imported, "in_process_s": done - start}))
+"""
+
+SIMULATE_SCRIPT = """
+import time
+start = time.perf_counter()
+import json, resource, sys, tempfile
+from pathlib import Path
+from simcore import api
+from simcore.config import RunConfig
+games = int(sys.argv[1])
+config = RunConfig.create("scopa", policies=["greedy"], games=games, seed=1)
+with tempfile.TemporaryDirectory() as tmp:
+    result = api.simulate(config, Path(tmp) / "run")
+done = time.perf_counter()
+peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+print(json.dumps({"in_process_s": done - start, "simulate_s": result.elapsed, "peak_mib": peak_mib}))
+"""
+
+
+CLI_SCRIPT = """
+import sys
+from cli.app import main
+sys.argv = ["scopasim", *sys.argv[1:]]
+main()
+"""
+
+
+def run_child(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``script`` in a fresh interpreter; return its JSON line plus ``wall_s``, what a user waits for."""
+    child_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    child_env.pop("SCOPASIM_NO_CACHE", None)  # start-up is measured with the cache the user normally has
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        cwd=REPO,
+        env=child_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark subprocess failed (exit {proc.returncode}):\n{proc.stderr}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1]) if script != CLI_SCRIPT else {}
+    result["wall_s"] = wall
+    return result
+
+
+def measure_cold_compile() -> dict[str, Any]:
+    """Compile every kernel from nothing: a fresh, empty Numba cache folder, so nothing can be loaded."""
+    with tempfile.TemporaryDirectory(prefix="scopasim-cold-") as cache:
+        return run_child(COLD_SCRIPT, env={"SCOPASIM_CACHE_DIR": cache})
+
+
+def measure_warm_start(games: int = 1000) -> dict[str, Any]:
+    """A small ``simulate`` in a new process with the default cache; a first run fills the cache if needed."""
+    run_child(SIMULATE_SCRIPT, str(games))
+    return {"games": games, **run_child(SIMULATE_SCRIPT, str(games))}
+
+
+def measure_cli_warm_start(games: int = 1000) -> dict[str, Any]:
+    """What a user waits for: ``scopasim simulate --games 1000`` in a new process, kernels already cached."""
+    with tempfile.TemporaryDirectory(prefix="scopasim-cli-") as tmp:
+        args = ("simulate", "--games", str(games), "--seed", "1", "--quiet", "--out")
+        run_child(CLI_SCRIPT, *args, str(Path(tmp) / "warm"))
+        return {"games": games, **run_child(CLI_SCRIPT, *args, str(Path(tmp) / "run"))}
+
+
+def measure_peak_memory(sizes: list[int]) -> list[dict[str, Any]]:
+    """Peak RSS of whole ``simulate`` runs; output is chunked, so it should barely grow with the run size."""
+    return [{"games": n, **run_child(SIMULATE_SCRIPT, str(n))} for n in sizes]
+
+
+def make_config(policy: str, games: int):
+    """Self-play config: one policy for both seats of 2-player Scopa."""
+    from simcore.config import RunConfig
+
+    return RunConfig.create(VARIANT, policies=[policy], games=games, seed=SEED)
+
+
+def measure_throughput(games: int, repeats: int) -> list[dict[str, Any]]:
+    """Games/s and deals/s of ``play_chunk`` (kernels only, no I/O), best of ``repeats``, per policy and threads."""
+    from simcore import api
+
+    indices = np.arange(games, dtype=np.int64)
+    rows = []
+    for policy in POLICIES:
+        config = make_config(policy, games)
+        api.play_chunk(config, indices[:1000])  # load the kernels and start the thread pool outside the timing
+        for threads in available_threads():
+            api.set_threads(threads)
+            best, deals = float("inf"), 0
+            for _ in range(repeats):
+                start = time.perf_counter()
+                out = api.play_chunk(config, indices)
+                best = min(best, time.perf_counter() - start)
+                deals = int(out.n_deals.sum())
+            rows.append(
+                {
+                    "policy": policy,
+                    "threads": threads,
+                    "games": games,
+                    "deals": deals,
+                    "seconds": best,
+                    "games_per_s": games / best,
+                    "deals_per_s": deals / best,
+                    "deals_per_s_per_core": deals / best / threads,
+                }
+            )
+    api.set_threads(None)
+    return rows
+
+
+def available_threads() -> list[int]:
+    """The thread counts of :data:`THREADS` that Numba allows on this machine."""
+    import numba
+
+    return [t for t in THREADS if t <= numba.config.NUMBA_NUM_THREADS]
+
+
+def measure_end_to_end(games: int) -> dict[str, Any]:
+    """A whole greedy ``simulate`` run written as Parquet, all threads: what ``scopasim simulate`` costs."""
+    from simcore import api
+
+    with tempfile.TemporaryDirectory(prefix="scopasim-bench-") as tmp:
+        start = time.perf_counter()
+        api.simulate(make_config("greedy", games), Path(tmp) / "run")
+        seconds = time.perf_counter() - start
+    return {"games": games, "seconds": seconds, "games_per_s": games / seconds}
+
+
+def measure_reference(games: int) -> dict[str, Any]:
+    """The pure-Python reference engine on greedy self-play: the baseline the kernels are compared with."""
+    from simcore.reference.scopa import play_game
+
+    start = time.perf_counter()
+    traces = [play_game(SEED, g, None, ["greedy", "greedy"]) for g in range(games)]
+    seconds = time.perf_counter() - start
+    deals = sum(1 for t in traces for e in t["events"] if e["type"] == "score")  # one score event per deal
+    return {
+        "games": games,
+        "deals": deals,
+        "seconds": seconds,
+        "games_per_s": games / seconds,
+        "deals_per_s": deals / seconds,
+    }
+
+
+def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    """A plain-text table, left-aligned first column, right-aligned numbers."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        first = str(cells[0]).ljust(widths[0])
+        rest = [str(c).rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest])
+
+    print(f"\n{title}")
+    print(line(header))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print(line(row))
+
+
+def fmt(value: float, digits: int = 0) -> str:
+    """Number with thousands separators."""
+    return f"{value:,.{digits}f}"
+
+
+def target_rows(results: dict[str, Any]) -> list[list[str]]:
+    """Each target of the issue next to the measured value; ``*`` marks values projected from a smaller run."""
+    greedy = [r for r in results["throughput"] if r["policy"] == "greedy"]
+    all_cores = max(greedy, key=lambda r: r["threads"])
+    e2e = results["end_to_end"]
+    million = e2e["seconds"] * 1_000_000 / e2e["games"]
+    projected = "*" if e2e["games"] != 1_000_000 else ""
+    checks = [
+        (
+            f"greedy deals/s per core ({all_cores['threads']} threads)",
+            f">= {fmt(TARGET_DEALS_PER_CORE)}",
+            fmt(all_cores["deals_per_s_per_core"]),
+            all_cores["deals_per_s_per_core"] >= TARGET_DEALS_PER_CORE,
+            "",
+        ),
+        (
+            "simulate 1,000,000 games + Parquet",
+            f"< {TARGET_MILLION_SECONDS:g} s",
+            f"{million:.1f} s",
+            million < TARGET_MILLION_SECONDS,
+            projected,
+        ),
+        (
+            "warm start: scopasim simulate --games 1000",
+            f"< {TARGET_WARM_SECONDS:g} s",
+            f"{results['cli_warm_start']['wall_s']:.2f} s",
+            results["cli_warm_start"]["wall_s"] < TARGET_WARM_SECONDS,
+            "",
+        ),
+        (
+            "cold compile (first chunk)",
+            f"< {TARGET_COLD_SECONDS:g} s",
+            f"{results['cold_compile']['first_chunk_s']:.1f} s",
+            results["cold_compile"]["first_chunk_s"] < TARGET_COLD_SECONDS,
+            "",
+        ),
+    ]
+    return [[name, target, value + mark, ("PASS" if ok else "FAIL") + mark] for name, target, value, ok, mark in checks]
+
+
+def report(results: dict[str, Any]) -> None:
+    """Print every table."""
+    cold, warm = results["cold_compile"], results["warm_start"]
+    print_table(
+        "Start-up (fresh processes)",
+        ["measure", "seconds"],
+        [
+            ["cold: import simcore", f"{cold['import_s']:.2f}"],
+            ["cold: compile + first 100 games", f"{cold['first_chunk_s']:.2f}"],
+            ["cold: whole process", f"{cold['wall_s']:.2f}"],
+            [f"warm: simulate {warm['games']:,} games, in process", f"{warm['in_process_s']:.2f}"],
+            [f"warm: simulate {warm['games']:,} games, whole process", f"{warm['wall_s']:.2f}"],
+            ["warm: of which interpreter start and exit", f"{warm['wall_s'] - warm['in_process_s']:.2f}"],
+            [
+                f"warm: scopasim simulate --games {results['cli_warm_start']['games']:,} (CLI, summary included)",
+                f"{results['cli_warm_start']['wall_s']:.2f}",
+            ],
+        ],
+    )
+    print_table(
+        f"Throughput of play_chunk (kernels only, best of {results['repeats']})",
+        ["policies", "threads", "games", "games/s", "deals/s", "deals/s per core"],
+        [
+            [
+                f"{r['policy']}/{r['policy']}",
+                r["threads"],
+                fmt(r["games"]),
+                fmt(r["games_per_s"]),
+                fmt(r["deals_per_s"]),
+                fmt(r["deals_per_s_per_core"]),
+            ]
+            for r in results["throughput"]
+        ],
+    )
+    e2e = results["end_to_end"]
+    print_table(
+        "End to end: greedy simulate() with Parquet output, all threads",
+        ["games", "seconds", "games/s"],
+        [[fmt(e2e["games"]), f"{e2e['seconds']:.2f}", fmt(e2e["games_per_s"])]],
+    )
+    print_table(
+        "Peak memory: greedy simulate() in a fresh process",
+        ["games", "peak RSS MiB", "simulate s"],
+        [[fmt(m["games"]), f"{m['peak_mib']:.0f}", f"{m['simulate_s']:.2f}"] for m in [warm, *results["memory"]]],
+    )
+    ref = results["reference"]
+    numba_1t = next(r for r in results["throughput"] if r["policy"] == "greedy" and r["threads"] == 1)
+    print_table(
+        "Baseline: pure-Python reference engine, greedy/greedy (measured now)",
+        ["engine", "games", "games/s", "deals/s", "speed-up"],
+        [
+            ["reference (Python)", fmt(ref["games"]), fmt(ref["games_per_s"]), fmt(ref["deals_per_s"]), "1x"],
+            [
+                "numba, 1 thread",
+                fmt(numba_1t["games"]),
+                fmt(numba_1t["games_per_s"]),
+                fmt(numba_1t["deals_per_s"]),
+                f"{numba_1t['games_per_s'] / ref['games_per_s']:,.0f}x",
+            ],
+        ],
+    )
+    rows = target_rows(results)
+    print_table("Targets of the issue", ["target", "required", "measured", "result"], rows)
+    if any("*" in r[-1] for r in rows):
+        print("* projected from a smaller run (--quick)")
+    failed = [r[0] for r in rows if r[-1].startswith("FAIL")]
+    print(f"\nFAIL: {', '.join(failed)}" if failed else "\nAll targets met.")
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """(CPU seconds the whole machine has been busy, CPU seconds used by this process and its children)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    own = sum(
+        r.ru_utime + r.ru_stime
+        for r in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    return machine, own
+
+
+def report_other_load(before: tuple[float, float], wall: float) -> float:
+    """Share of the machine other processes used meanwhile: on 2 cores any of it lowers the numbers measured."""
+    after = cpu_seconds()
+    other = max(0.0, (after[0] - before[0]) - (after[1] - before[1]))
+    share = other / (wall * (os.cpu_count() or 1))
+    print(f"other processes used {other:.0f} CPU-seconds during the benchmark ({share:.0%} of the machine)")
+    if share > 0.05:
+        print("warning: the machine was busy; rerun on an idle machine for trustworthy numbers")
+    return share
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every measurement (subprocess ones first, while this process is idle), print, optionally save."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description="Print scopasim throughput, start-up times, peak memory and the targets (a report: exits 0).",
+    )
+    parser.add_argument("--quick", action="store_true", help="small smoke version (about 20 s instead of about 1 min)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the numbers to this JSON file")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO))  # so that ``python benchmarks/run.py`` finds simcore too
+
+    chunk_games, e2e_games, repeats = (20_000, 100_000, 3) if args.quick else (200_000, 1_000_000, 3)
+    memory_sizes = [10_000, 100_000] if args.quick else [100_000, 1_000_000]
+    reference_games = 100 if args.quick else 300
+
+    cpu_before = cpu_seconds()
+    started = time.perf_counter()
+    steps = [
+        ("cold_compile", "cold compile in a fresh cache", measure_cold_compile),
+        ("warm_start", "warm start", measure_warm_start),
+        ("cli_warm_start", "warm start of the CLI", measure_cli_warm_start),
+        ("memory", "peak memory", lambda: measure_peak_memory(memory_sizes)),
+        ("throughput", "throughput", lambda: measure_throughput(chunk_games, repeats)),
+        ("end_to_end", "end-to-end simulate", lambda: measure_end_to_end(e2e_games)),
+        ("reference", "reference engine", lambda: measure_reference(reference_games)),
+    ]
+    results: dict[str, Any] = {"quick": args.quick, "repeats": repeats, "cpus": os.cpu_count()}
+    for key, label, measure in steps:
+        print(f"measuring {label}...", file=sys.stderr, flush=True)
+        results[key] = measure()
+    results["total_s"] = time.perf_counter() - started
+
+    report(results)
+    print(f"\nbenchmark took {results['total_s']:.0f} s")
+    results["other_load_share"] = report_other_load(cpu_before, results["total_s"])
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
