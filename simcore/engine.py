@@ -9,10 +9,11 @@ import numpy as np
 
 from simcore.kernels.batch import run_games
 from simcore.kernels.game import EV_WIDTH, ChunkOut
+from simcore.kernels.moves import exchange_moves, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
 from simcore.kernels.workspace import MOVES, decision_space_size
-from simcore.variants.base import Rules
+from simcore.variants.base import KASZINO, Rules
 
 DEFAULT_DEAL_SLOTS = 16
 EVENTS_PER_DEAL = 64
@@ -31,6 +32,7 @@ def allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkO
         redeals=np.zeros(n_games, np.int16),
         totals=np.zeros((n_games, sides), np.int16),
         overflow=np.zeros(n_games, np.int8),
+        mid_deal=np.zeros(n_games, np.int8),
         deal_dealer=np.zeros((n_games, deal_slots), np.int8),
         deal_points=np.zeros((n_games, deal_slots, sides, cats), np.int16),
         deal_sweeps=np.zeros((n_games, deal_slots, sides), np.int16),
@@ -90,24 +92,24 @@ def merge_overflow(out: ChunkOut, again: ChunkOut, rows: np.ndarray) -> ChunkOut
 def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int, int]]:
     """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests)."""
     ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
-    n = _legal_moves(
-        ps,
-        np.int64(hand_mask),
-        np.int64(table_mask),
-        rules.forced_capture,
-        rules.single_card_priority,
-        rules.sum_mask,
-        rules.value_by_rank,
-    )
+    if rules.variant == KASZINO:
+        n = exchange_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules), False)
+    else:
+        n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules))
     return [(int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1])) for i in range(n)]
 
 
-def score_deal(rules: Rules, piles: list[int], sweeps: list[int]) -> np.ndarray:
-    """Deal points ``[side, category]`` for the given side piles and sweep counts (the kernel, for tests)."""
-    pile_arr = np.zeros(4, np.int64)
-    sweep_arr = np.zeros(4, np.int64)
-    pile_arr[: len(piles)] = piles
-    sweep_arr[: len(sweeps)] = sweeps
+def score_deal(
+    rules: Rules,
+    piles: list[int],
+    sweep_points: list[int],
+    same_suit: list[int] | None = None,
+    partial: bool = False,
+) -> np.ndarray:
+    """Deal points ``[side, category]`` of the kernel for side piles and immediate points (for tests)."""
+    arrays = [np.zeros(4, np.int64) for _ in range(3)]
+    for arr, values in zip(arrays, (piles, sweep_points, same_suit or []), strict=True):
+        arr[: len(values)] = values
     points = np.zeros((4, 16), np.int64)
-    _score_deal(rules, pile_arr, sweep_arr, points, np.zeros(4, np.int64))
+    _score_deal(rules, *arrays, points, np.zeros(4, np.int64), partial)
     return points[: rules.n_sides, : rules.n_categories].copy()

@@ -91,7 +91,7 @@ def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
     cols["deals"] = pa.array(out.n_deals)
     cols["plays"] = pa.array(out.n_plays)
     cols["redeals"] = pa.array(out.redeals)
-    cols["mid_deal"] = pa.array(np.zeros(n, bool))
+    cols["mid_deal"] = pa.array(out.mid_deal.astype(bool))
     return pa.table(cols)
 
 

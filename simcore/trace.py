@@ -9,18 +9,22 @@ from simcore.kernels.game import (
     EV_DEAL,
     EV_END,
     EV_HAND,
+    EV_OUT,
     EV_PLAY,
     EV_REDEAL,
     EV_RESIDUE,
     EV_SCORE,
     EV_TABLE,
     KIND_CAPTURE,
+    KIND_KEEP,
+    KIND_TRAIL,
     ChunkOut,
 )
 from simcore.variants.base import VariantSpec
 
 TRACE_FORMAT = "scopasim-trace/1"
 REDEAL_REASONS = ("kings",)
+PLAY_KINDS = {KIND_CAPTURE: "capture", KIND_TRAIL: "trail", KIND_KEEP: "keep"}
 
 
 def game_trace(
@@ -48,14 +52,13 @@ def game_trace(
         elif kind == EV_REDEAL:
             events.append({"type": "redeal", "reason": REDEAL_REASONS[a]})
         elif kind == EV_PLAY:
-            capture = b == KIND_CAPTURE
             events.append(
                 {
                     "type": "play",
                     "seat": a,
                     "cards": format_mask(m1),
                     "take": format_mask(m2),
-                    "kind": "capture" if capture else "trail",
+                    "kind": PLAY_KINDS[b],
                     "points": c,
                     "sweep": bool(d),
                 }
@@ -69,6 +72,8 @@ def game_trace(
             ]
             totals = [int(out.deal_totals[row, a, side]) for side in range(n_sides)]
             events.append({"type": "score", "deal": a, "points": points, "totals": totals})
+        elif kind == EV_OUT:
+            events.append({"type": "out", "seat": a})
         elif kind == EV_END:
             totals = [int(x) for x in out.totals[row, :n_sides]]
             events.append({"type": "end", "winner": a, "totals": totals})

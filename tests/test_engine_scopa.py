@@ -131,9 +131,9 @@ def test_s_ex5_deal_points_and_game_end():
     y = " ".join(ref.card_names(y_cards))
     points = _score(rules, x, y, sweeps=(1, 2))
     assert [sum(p[0] for p in points.values()), sum(p[1] for p in points.values())] == [5, 2]
-    assert game_winner(np.array([14, 12, 0, 0]), 2, 11) == 0
-    assert game_winner(np.array([12, 12, 0, 0]), 2, 11) == -1
-    assert game_winner(np.array([10, 9, 0, 0]), 2, 11) == -1
+    assert game_winner(np.array([14, 12, 0, 0]), 2, 11, 0, -1) == 0
+    assert game_winner(np.array([12, 12, 0, 0]), 2, 11, 0, -1) == -1
+    assert game_winner(np.array([10, 9, 0, 0]), 2, 11, 0, -1) == -1
 
 
 def test_ties_score_nothing_and_napola():

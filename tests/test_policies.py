@@ -10,15 +10,16 @@ from scipy.stats import chisquare
 
 from simcore.cards import cards_of, mask_of, parse_mask
 from simcore.errors import ConfigError
-from simcore.kernels.game import decide
-from simcore.kernels.workspace import GAME_STATE_SIZE, HANDS, MOVES, PILES, RNG, WEIGHT, decision_space_size
+from simcore.kernels.game import MOVES_FAMILY, decide
+from simcore.kernels.moves import move_rules
+from simcore.kernels.workspace import DECK, GAME_STATE_SIZE, HANDS, MOVES, PILES, RNG, WEIGHT, decision_space_size
 from simcore.policies import POLICIES, parse_policy, policy_arrays
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM
 from simcore.rng import stream_state
 from simcore.variants.scopa import SPEC
 
 RULES = SPEC.compile(SPEC.resolve({}))
-SCALARS = (RULES.forced_capture, RULES.single_card_priority, RULES.sum_mask, RULES.value_by_rank)
+SCALARS = move_rules(RULES)
 PARAMS = np.zeros((4, 8))
 
 
@@ -51,15 +52,17 @@ def test_registry_and_parameters():
 def test_greedy_takes_most_cards_then_most_valuable():
     table = parse_mask("Ac 2h 3s 7d 4c")
     gs, ps = fresh_spaces([parse_mask("7h 6c Kc"), 0])
-    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS)
+    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS, MOVES_FAMILY, 0)
     # 7h must take a single 7 (priority): only 7d; 6c takes {Ac 2h 3s}? 1+2+3=6, or {2h 4c}; Kc takes 10 = 1+2+3+4
     assert play(ps, i) == (parse_mask("Kc"), parse_mask("Ac 2h 3s 4c"))
     table = parse_mask("7d 7c")
     gs, ps = fresh_spaces([parse_mask("7h"), 0])
-    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS)
+    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS, MOVES_FAMILY, 0)
     assert play(ps, i) == (parse_mask("7h"), parse_mask("7d"))  # the settebello before the other seven
     gs, ps = fresh_spaces([parse_mask("7d 2c"), 0])
-    i = decide(gs, ps, 0, 0, parse_mask("Kc"), parse_mask("Kc"), 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS)
+    i = decide(
+        gs, ps, 0, 0, parse_mask("Kc"), parse_mask("Kc"), 20, 0, 0, SCALARS, POLICY_GREEDY, PARAMS, MOVES_FAMILY, 0
+    )
     assert play(ps, i) == (parse_mask("2c"), 0)  # trailing, it keeps the settebello
 
 
@@ -68,7 +71,7 @@ def test_random_is_uniform_over_legal_moves():
     gs, ps = fresh_spaces([parse_mask("5h 6c Kc"), 0], seed=9)
     counts: dict[tuple[int, int], int] = {}
     for _ in range(6000):
-        i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_RANDOM, PARAMS)
+        i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_RANDOM, PARAMS, MOVES_FAMILY, 0)
         counts[play(ps, i)] = counts.get(play(ps, i), 0) + 1
     assert len(counts) == 7  # 5h: 5d (priority); 6c: {1,5} {2,4} {1,2,3}; Kc: {1,2,3,4} {2,3,5} {1,4,5}
     assert chisquare(list(counts.values())).pvalue > 1e-4
@@ -93,8 +96,8 @@ def test_hidden_cards_do_not_change_a_decision(policy):
             gs, ps = fresh_spaces(
                 [mask_of(hand), mask_of(unseen[:3]), mask_of(unseen[3:6]), 0], piles=(mask_of(pile), 0)
             )
-            gs[20 : 20 + len(unseen)] = unseen  # the deck slots of the game state
+            gs[DECK : DECK + len(unseen)] = unseen
             seen = mask_of(table) | mask_of(pile)
-            i = decide(gs, ps, 0, 0, mask_of(table), seen, len(unseen), 1, 4, SCALARS, policy, PARAMS)
+            i = decide(gs, ps, 0, 0, mask_of(table), seen, len(unseen), 1, 4, SCALARS, policy, PARAMS, MOVES_FAMILY, 0)
             decisions.append((play(ps, i), ps[RNG + 1]))
         assert decisions[0] == decisions[1] == decisions[2]

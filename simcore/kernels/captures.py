@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from simcore._jit import kernel
 from simcore.kernels.bits import highest, lowest
-from simcore.kernels.workspace import MOVES, SMALL_TABLE, SUMS, TCARDS
+from simcore.kernels.workspace import MOVE_OVERFLOW, MOVES, SMALL_TABLE, SUMS, TCARDS
 
 
 @kernel
@@ -36,7 +36,11 @@ def card_value(card_id, value_by_rank):
 
 @kernel
 def put_move(ps, n, play, take):
-    """Store move ``n``; returns ``n + 1``."""
+    """Store move ``n``; returns ``n + 1``. A full buffer (possible only for Kaszinó exchanges without a value
+    cap on a huge table) raises the ``MOVE_OVERFLOW`` flag instead, which stops the game with an error."""
+    if MOVES + 2 * n + 1 >= ps.shape[0]:
+        ps[MOVE_OVERFLOW] = 1
+        return n
     ps[MOVES + 2 * n] = play
     ps[MOVES + 2 * n + 1] = take
     return n + 1
@@ -125,20 +129,28 @@ def sort_takes(ps, start, stop):
 
 
 @kernel
-def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, k, n):
+def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
-    Single-card priority (Scopa S5): when a table card of the same value lies on the table, only those single
-    cards may be taken. Capture values are a function of the rank, one value per rank among the sum cards, so
-    "same value" is "same rank". Otherwise any subset of the sum cards adding up to the card's value: from the
-    compressed subset sums when the table is small (``k >= 0``), else by the search.
+    A card of ``rank_only`` (court cards in Skopa and Foracio) takes one table card of its own rank. A sum card
+    takes any set of table sum cards adding up to its value; with single-card priority (Scopa S5), when a table
+    card of the same value lies on the table, only those single cards. Capture values are a function of the rank,
+    one value per rank among the sum cards, so "same value" is "same rank". Sums come from the compressed subset
+    sums when the table is small (``k >= 0``), else from the search.
     """
+    card = 1 << card_id
+    same_rank = table & (15 << ((card_id >> 2) << 2))
+    if (rank_only >> card_id) & 1:
+        while same_rank != 0:
+            t = same_rank & -same_rank
+            n = put_move(ps, n, card, t)
+            same_rank ^= t
+        return n
     v = card_value(card_id, value_by_rank)
     if v == 0 or ((sum_mask >> card_id) & 1) == 0:
         return n
-    card = 1 << card_id
     if priority != 0:
-        singles = table & sum_mask & (15 << ((card_id >> 2) << 2))
+        singles = same_rank & sum_mask
         if singles != 0:
             while singles != 0:
                 t = singles & -singles

@@ -22,17 +22,21 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.bits import KINGS_MASK, lowest, popcount
-from simcore.kernels.moves import legal_moves
-from simcore.kernels.scoring import game_winner, score_deal
+from simcore.kernels.bits import KINGS_MASK, lowest, popcount, suit_mask
+from simcore.kernels.captures import card_value
+from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
+from simcore.kernels.scoring import game_winner, kaszino_sure_points, score_deal
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
     GAME_STATE_SIZE,
     HANDS,
+    MOVE_OVERFLOW,
     MOVES,
     PILES,
     RNG,
+    SAME_SUIT,
+    SWEEP_PTS,
     SWEEPS,
     TOTALS,
     VIEW,
@@ -41,6 +45,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.kernels import choose
 from simcore.rng import bounded, stream_state
+from simcore.variants.base import KASZINO
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -50,15 +55,21 @@ EV_REDEAL = 3  # a = reason (REDEAL_KINGS)
 EV_PLAY = 4  # a = seat, b = kind, c = points, d = sweep, mask1 = played, mask2 = taken
 EV_RESIDUE = 5  # a = seat, mask1 = cards
 EV_SCORE = 6  # a = deal index (points and totals are in the deal arrays)
+EV_OUT = 7  # a = seat that wins mid-deal
 EV_END = 8  # a = winning side
 EV_WIDTH = 7
-KIND_CAPTURE, KIND_TRAIL = 0, 1
+KIND_CAPTURE, KIND_TRAIL, KIND_KEEP = 0, 1, 2
+ACES = 0xF
+
+# How ``decide`` lists the moves
+MOVES_FAMILY, MOVES_EXCHANGE, MOVES_TRAIL = 0, 1, 2
 REDEAL_KINGS = 0
 
 # The policy view (workspace slots VIEW + ...): what the seat to move may know
 VIEW_SEAT, VIEW_SIDE, VIEW_HAND, VIEW_TABLE, VIEW_SEEN, VIEW_STOCK, VIEW_DEAL, VIEW_PLAY = range(8)
 VIEW_PILES = 8  # + side: every side's capture pile (public: captured cards were seen face up)
 VIEW_TOTALS = 12  # + side: game totals before this deal
+VIEW_OPEN = 16  # the other hand when it is public (Kaszinó's last round), else 0
 
 
 class ChunkOut(NamedTuple):
@@ -70,7 +81,8 @@ class ChunkOut(NamedTuple):
     n_plays: np.ndarray  # int32[G]
     redeals: np.ndarray  # int16[G]
     totals: np.ndarray  # int16[G, sides]
-    overflow: np.ndarray  # int8[G]: 1 = more than D deals, 2 = more events than the trace buffer holds
+    overflow: np.ndarray  # int8[G]: 1 = more than D deals, 2 = more trace events than the buffer, 3 = move buffer
+    mid_deal: np.ndarray  # int8[G]: 1 = decided in the middle of a deal
     deal_dealer: np.ndarray  # int8[G, D]
     deal_points: np.ndarray  # int16[G, D, sides, categories]
     deal_sweeps: np.ndarray  # int16[G, D, sides]
@@ -172,24 +184,28 @@ def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
 
 
 @kernel
-def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rules_scalars, policy_id, params):
+def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, policy_id, params, mode, open_hand):
     """The move the seat plays: legal moves into ``ps``, the seat's view into ``ps``, then its policy.
 
-    ``rules_scalars`` is (forced_capture, single_card_priority, sum_mask, value_by_rank). This is the only place
-    where game state flows to a policy, and only through the view: the policy is handed ``ps``, never ``gs``.
-    Returns the index of the chosen move in ``ps``.
+    ``rs``: the rule scalars of ``move_rules``; ``mode``: MOVES_FAMILY, MOVES_EXCHANGE (Kaszinó) or MOVES_TRAIL
+    (a forced trail); ``open_hand``: the other hand when it is public, else 0. This is the only place where game
+    state flows to a policy, and only through the view: the policy is handed ``ps``, never ``gs``. Returns the
+    index of the chosen move in ``ps``.
     """
-    forced, priority, sum_mask, value_by_rank = rules_scalars
     hand = gs[HANDS + seat]
-    n_moves = legal_moves(ps, hand, table, forced, priority, sum_mask, value_by_rank)
+    if mode == MOVES_FAMILY:
+        n_moves = legal_moves(ps, hand, table, rs)
+    else:
+        n_moves = exchange_moves(ps, hand, table, rs, mode == MOVES_TRAIL)
     ps[VIEW + VIEW_SEAT] = seat
     ps[VIEW + VIEW_SIDE] = side
     ps[VIEW + VIEW_HAND] = hand
     ps[VIEW + VIEW_TABLE] = table
-    ps[VIEW + VIEW_SEEN] = seen | hand
+    ps[VIEW + VIEW_SEEN] = seen | hand | open_hand
     ps[VIEW + VIEW_STOCK] = stock
     ps[VIEW + VIEW_DEAL] = deal_idx
     ps[VIEW + VIEW_PLAY] = t
+    ps[VIEW + VIEW_OPEN] = open_hand
     for k in range(4):
         ps[VIEW + VIEW_PILES + k] = gs[PILES + k]
         ps[VIEW + VIEW_TOTALS + k] = gs[TOTALS + k]
@@ -197,21 +213,40 @@ def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rules_scalars, p
 
 
 @kernel
-def play_deal(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_slot, ne):
-    """Play one deal into the game state's piles and sweeps; returns (plays, redeals, events).
-
-    The per-play loop reads rules through local scalars and passes helpers only scalars and the two borrowed
-    work arrays (see ``simcore.kernels.workspace`` for why).
-    """
-    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
-    players, hand_size = rules.players, rules.hand_size
-    rules_scalars = (rules.forced_capture, rules.single_card_priority, rules.sum_mask, rules.value_by_rank)
-    last_sweep, sweep_points = rules.last_play_sweep != 0, rules.sweep_points
-    side_of = rules.side_of
-    first = (dealer + 1) % players
+def clear_deal(gs):
+    """Empty the deal's piles and per-deal counters."""
     for side in range(4):
         gs[PILES + side] = 0
         gs[SWEEPS + side] = 0
+        gs[SWEEP_PTS + side] = 0
+        gs[SAME_SUIT + side] = 0
+
+
+@kernel
+def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
+    """The cards left on the table go to the last capturer's side (none if nobody captured)."""
+    if table != 0 and last_capturer >= 0:
+        gs[PILES + side_of[last_capturer]] |= table
+        if ev_slot >= 0:
+            ne = emit(events, ev_slot, ne, EV_RESIDUE, last_capturer, 0, 0, 0, table, 0)
+    return ne
+
+
+@kernel
+def play_deal(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_slot, ne):
+    """Play one deal of Scopa, Skopa or Foracio; returns (plays, redeals, events, out_side, last_capturer).
+
+    ``out_side`` is the side that won in the middle of the deal (Foracio's declaration), else -1. The per-play
+    loop reads rules through local scalars and passes helpers only scalars and the two borrowed work arrays.
+    """
+    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
+    players, hand_size, side_of = rules.players, rules.hand_size, rules.side_of
+    rs = move_rules(rules)
+    value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
+    last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
+    mid_deal_out, target = rules.mid_deal_out, rules.target
+    first = (dealer + 1) % players
+    clear_deal(gs)
     seen = table
     last_capturer = -1
     total_plays = n - rules.table_size
@@ -221,7 +256,7 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_sl
             pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
         seat = (first + t) % players
         side = side_of[seat]
-        i = decide(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rules_scalars, policy_ids[seat], params)
+        i = decide(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, policy_ids[seat], params, MOVES_FAMILY, 0)
         play = ps[MOVES + 2 * i]
         take = ps[MOVES + 2 * i + 1]
         gs[HANDS + seat] &= ~play
@@ -234,23 +269,113 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_sl
         table &= ~take
         gs[PILES + side] |= take | play
         last_capturer = seat
-        sweep = table == 0 and (t < total_plays - 1 or last_sweep)
-        if sweep:
-            gs[SWEEPS + side] += 1
+        kind = KIND_CAPTURE
+        points = 0
+        sweep = False
+        if ace_sweeps != 0 and play & ACES:
+            if take == play:
+                kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
+        else:
+            c = lowest(play)
+            if same_suit_bonus != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+                bonus = card_value(c, value_by_rank)  # F7: a same-suit sum capture scores at once
+                gs[SAME_SUIT + side] += bonus
+                points += bonus
+            if table == 0 and (t < total_plays - 1 or last_sweep):
+                sweep = True
+                gs[SWEEPS + side] += 1
+                swept = sweep_points if sweep_mode == 0 else card_value(c, rules.sweep_value_by_rank)
+                gs[SWEEP_PTS + side] += swept
+                points += swept
         if ev_slot >= 0:
-            ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_CAPTURE, sweep * sweep_points, sweep, play, take)
-    if table != 0 and last_capturer >= 0:
-        gs[PILES + side_of[last_capturer]] |= table
-        if ev_slot >= 0:
-            ne = emit(events, ev_slot, ne, EV_RESIDUE, last_capturer, 0, 0, 0, table, 0)
-    return total_plays, redeals, ne
+            shown = 0 if kind == KIND_KEEP else take
+            ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
+        secured = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
+        if mid_deal_out != 0 and points > 0 and secured >= target:
+            if ev_slot >= 0:
+                ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
+            return t + 1, redeals, ne, side, last_capturer
+    ne = award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne)
+    return total_plays, redeals, ne, -1, last_capturer
 
 
 @kernel
-def record_deal(slot, d, dealer, rules, out, s):
-    """Score the deal just played, add it to the totals and write its rows."""
+def play_deal_kaszino(deal_idx, dealer, rules, policy_ids, params, gs, ps, events, ev_slot, ne):
+    """Play one deal of Kaszinó (RULES.md 2.3); returns (plays, redeals, events, out_side, last_capturer).
+
+    Turns alternate, a player with an empty hand waits, a tábla gives the opponent a double move (a forced
+    trail, then a normal move), and when both hands are empty the leader draws first. ``out_side`` is the player
+    who reached the target on sure points mid-deal ("AUSZ!"), else -1.
+    """
+    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
+    rs = move_rules(rules)
+    nondealer = (dealer + 1) % 2
+    clear_deal(gs)
+    seen = table
+    to_move = nondealer
+    pending_double = -1
+    last_capturer = -1
+    plays = 0
+    while True:
+        if gs[HANDS] == 0 and gs[HANDS + 1] == 0:
+            if pos == n:
+                break
+            leader = last_capturer if rules.leader_last_capturer != 0 and last_capturer >= 0 else nondealer
+            pos, ne = deal_hands(gs, 2, 3, leader, pos, events, ev_slot, ne)
+            to_move = leader
+            continue
+        p = to_move
+        to_move = 1 - p
+        if gs[HANDS + p] == 0:
+            continue  # waiting for the other hand to empty (K8)
+        double = pending_double == p
+        if double:
+            pending_double = -1
+        for step in range(2 if double else 1):
+            if gs[HANDS + p] == 0:
+                break
+            mode = MOVES_TRAIL if double and step == 0 else MOVES_EXCHANGE
+            open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
+            i = decide(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, rs, policy_ids[p], params, mode, open_hand)
+            play = ps[MOVES + 2 * i]
+            take = ps[MOVES + 2 * i + 1]
+            gs[HANDS + p] &= ~play
+            seen |= play
+            opening = plays == 0
+            plays += 1
+            if take == 0:
+                table |= play
+                if ev_slot >= 0:
+                    ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_TRAIL, 0, 0, play, 0)
+                continue
+            table &= ~take
+            gs[PILES + p] |= take | play
+            last_capturer = p
+            points = 0
+            if table == 0:  # a tábla (K6, K7)
+                points = rules.opening_tabla_points if opening else 1
+                gs[SWEEPS + p] += 1
+                gs[SWEEP_PTS + p] += points
+                if rules.after_tabla_double != 0 and gs[HANDS + 1 - p] != 0:
+                    pending_double = 1 - p
+            if ev_slot >= 0:
+                ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_CAPTURE, points, table == 0, play, take)
+            if rules.mid_deal_out != 0:
+                sure = kaszino_sure_points(gs[PILES + p], gs[SWEEP_PTS + p])
+                if gs[TOTALS + p] + sure >= rules.target:
+                    if ev_slot >= 0:
+                        ne = emit(events, ev_slot, ne, EV_OUT, p, 0, 0, 0, 0, 0)
+                    return plays, redeals, ne, p, last_capturer
+    ne = award_residue(gs, table, last_capturer, rules.side_of, events, ev_slot, ne)
+    return plays, redeals, ne, -1, last_capturer
+
+
+@kernel
+def record_deal(slot, d, dealer, rules, out, s, partial):
+    """Score the deal just played (``partial``: cut short by a mid-deal win), add it to the totals, write its rows."""
     gs = s.gs
-    score_deal(rules, gs[PILES : PILES + 4], gs[SWEEPS : SWEEPS + 4], s.points, s.work)
+    piles, sweep_pts, same_suit = gs[PILES : PILES + 4], gs[SWEEP_PTS : SWEEP_PTS + 4], gs[SAME_SUIT : SAME_SUIT + 4]
+    score_deal(rules, piles, sweep_pts, same_suit, s.points, s.work, partial)
     out.deal_dealer[slot, d] = dealer
     for side in range(rules.n_sides):
         deal_total = 0
@@ -276,25 +401,40 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     for c in range(52):
         ps[WEIGHT + c] = rules.card_weight[c]
     first_dealer = bounded(gs, DEAL_RNG, players)
+    ps[MOVE_OVERFLOW] = 0
     ne = 0
     deals = 0
     plays = 0
     redeals = 0
     winner = -1
     out.overflow[slot] = 0
+    out.mid_deal[slot] = 0
     while winner < 0:
         if deals == out.deal_dealer.shape[1]:
             out.overflow[slot] = 1
             break
         dealer = (first_dealer + deals) % players
-        p, r, ne = play_deal(deals, dealer, rules, policy_ids, params, gs, ps, out.events, ev_slot, ne)
-        record_deal(slot, deals, dealer, rules, out, s)
+        if rules.variant == KASZINO:
+            deal = play_deal_kaszino(deals, dealer, rules, policy_ids, params, gs, ps, out.events, ev_slot, ne)
+        else:
+            deal = play_deal(deals, dealer, rules, policy_ids, params, gs, ps, out.events, ev_slot, ne)
+        p, r, ne, out_side, last_capturer = deal
+        if ps[MOVE_OVERFLOW] != 0:
+            out.overflow[slot] = 3
+            break
+        record_deal(slot, deals, dealer, rules, out, s, out_side >= 0)
         if ev_slot >= 0:
             ne = emit(out.events, ev_slot, ne, EV_SCORE, deals, 0, 0, 0, 0, 0)
         plays += p
         redeals += r
         deals += 1
-        winner = game_winner(gs[TOTALS : TOTALS + 4], rules.n_sides, rules.target)
+        if out_side >= 0:
+            winner = out_side
+            out.mid_deal[slot] = 1
+        else:
+            last_side = rules.side_of[last_capturer] if last_capturer >= 0 else -1
+            totals = gs[TOTALS : TOTALS + 4]
+            winner = game_winner(totals, rules.n_sides, rules.target, rules.last_capture_breaks_tie, last_side)
     if ev_slot >= 0:
         ne = emit(out.events, ev_slot, ne, EV_END, winner, 0, 0, 0, 0, 0)
         out.n_events[ev_slot] = ne

@@ -1,44 +1,133 @@
 """Legal moves of a position, with the compulsion rules applied.
 
-A move is a pair of int64 masks ``(play, take)``: the card played from hand and the table cards it takes
-(``take == 0`` is a trail). Moves are listed in the canonical order ascending by (played card, take mask): the
-order in which ``random`` indexes them and ``greedy`` breaks ties, and the one the reference engine uses.
+A move is a pair of int64 masks ``(play, take)``: the card(s) played from hand and the table cards taken
+(``take == 0`` is a trail; Foracio's ace keeping itself on an empty table is ``take == play``). Moves are listed
+in the canonical order ascending by (play, take): the order in which ``random`` indexes them and ``greedy``
+breaks ties, and the one the reference engines use.
+
+``rs`` is the tuple of rule scalars the generators need (see ``move_rules``); a tuple of ints is passed by value,
+so it costs no reference counting.
 """
 
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import lowest
-from simcore.kernels.captures import append_card_captures, put_move, table_subset_sums
-from simcore.variants.base import FORCED_CARD, FORCED_NONE, FORCED_PLAYER
+from simcore.kernels.bits import lowest, popcount
+from simcore.kernels.captures import (
+    append_card_captures,
+    append_small_table_sums,
+    append_sum_subsets,
+    card_value,
+    put_move,
+    table_subset_sums,
+)
+from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE, FORCED_PLAYER
+
+ACES = 0xF
 
 
 @kernel
-def legal_moves(ps, hand, table, forced, priority, sum_mask, value_by_rank):
-    """Write the legal moves of the player holding ``hand`` into the decision space ``ps``; returns their number.
+def move_rules(rules):
+    """The rule scalars of the move generators, in ``rs`` order."""
+    return (
+        rules.forced_capture,
+        rules.single_card_priority,
+        rules.sum_mask,
+        rules.value_by_rank,
+        rules.rank_only,
+        rules.ace_sweeps,
+        rules.ace_on_empty,
+        rules.max_sum,
+        rules.max_hand_cards,
+    )
+
+
+@kernel
+def append_ace_moves(ps, card, table, forced, ace_on_empty, n):
+    """Foracio's ace (F5): it takes the whole table; on an empty table it keeps itself or stays."""
+    if table != 0:
+        if forced == FORCED_NONE:
+            n = put_move(ps, n, card, 0)
+        return put_move(ps, n, card, table)
+    if ace_on_empty != ACE_KEEP or forced == FORCED_NONE:
+        n = put_move(ps, n, card, 0)
+    if ace_on_empty != ACE_STAY:
+        n = put_move(ps, n, card, card)
+    return n
+
+
+@kernel
+def legal_moves(ps, hand, table, rs):
+    """Write the legal moves of the player holding ``hand`` into the decision space; returns their number.
 
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
-    can capture the move must be a capture; ``none``, any card may be trailed. The other scalars are the
-    ``Rules`` fields of the same names. This runs once per play: one array argument, the rest scalars.
+    can capture the move must be a capture; ``none``, any card may be trailed. Runs once per play.
     """
+    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _ = rs
     k = table_subset_sums(ps, table & sum_mask, value_by_rank)
     n = 0
     rest = hand
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        if forced == FORCED_NONE:
+        if ace_sweeps != 0 and (1 << c) & ACES:
+            n = append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
+        elif forced == FORCED_NONE:
             n = put_move(ps, n, 1 << c, 0)
-            n = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, k, n)
+            n = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
         else:
-            m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, k, n)
+            m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
             if m == n and forced == FORCED_CARD:
                 m = put_move(ps, n, 1 << c, 0)
             n = m
     if n == 0 and forced == FORCED_PLAYER:
-        rest = hand
+        n = append_trails(ps, hand, 0)
+    return n
+
+
+@kernel
+def append_trails(ps, hand, n):
+    """Append the trail of every card of ``hand``."""
+    while hand != 0:
+        c = lowest(hand)
+        hand ^= 1 << c
+        n = put_move(ps, n, 1 << c, 0)
+    return n
+
+
+@kernel
+def exchange_moves(ps, hand, table, rs, trail_only):
+    """Kaszinó moves (K3, K4): exchanges of hand cards against table cards of equal value total, and trails.
+
+    Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
+    so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
+    """
+    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards = rs
+    if trail_only:
+        return append_trails(ps, hand, 0)
+    k = table_subset_sums(ps, table & sum_mask, value_by_rank)
+    n = 0
+    sub = 0
+    while True:
+        sub = (sub - hand) & hand
+        if sub == 0:
+            break
+        if forced == FORCED_NONE and (sub & (sub - 1)) == 0:
+            n = put_move(ps, n, sub, 0)
+        if max_hand_cards > 0 and popcount(sub) > max_hand_cards:
+            continue
+        total = 0
+        rest = sub
         while rest != 0:
             c = lowest(rest)
             rest ^= 1 << c
-            n = put_move(ps, n, 1 << c, 0)
+            total += card_value(c, value_by_rank)
+        if max_sum > 0 and total > max_sum:
+            continue
+        if k >= 0:
+            n = append_small_table_sums(ps, k, total, sub, n)
+        else:
+            n = append_sum_subsets(ps, table & sum_mask, total, value_by_rank, sub, n)
+    if n == 0:
+        n = append_trails(ps, hand, 0)
     return n

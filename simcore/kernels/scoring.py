@@ -6,12 +6,21 @@
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import DIAMONDS_MASK, popcount, suit_mask
-from simcore.variants.base import SCOPA
+from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
+from simcore.variants.base import FORACIO, SCOPA, SKOPA
 
 # Scopa category columns
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA = 0, 1, 2, 3, 4, 5
-SETTEBELLO_BIT = 1 << 25  # 7d = (7 - 1) * 4 + 1
+# Foracio category columns
+F_CARDS, F_SPADE, F_TWO_SPADES, F_JACK_SPADES, F_TEN_DIAMONDS, F_ALL_FIVE, F_NAPOLETANA, F_SCOPA, F_SAME_SUIT = range(9)
+
+SETTEBELLO_BIT = 25  # 7d = (7 - 1) * 4 + 1
+TWO_CLUBS_BIT = 4  # (rank - 1) * 4 + suit
+TEN_DIAMONDS_BIT = 37
+TWO_SPADES_BIT = 7
+SEVEN_SPADES_BIT = 27
+JACK_SPADES_BIT = 43
+ACES_MASK = 0xF
 NAPOLA_ORDER = (1, 5, 9, 13, 17, 21, 25, 41, 45, 49)  # A..7, J, Q, K of diamonds
 
 
@@ -82,12 +91,10 @@ def napola_points(pile):
 
 
 @kernel
-def score_scopa(rules, piles, sweeps, points, work):
+def score_scopa(rules, piles, sweep_pts, points, work):
     """Scopa deal points (S10, S11): cards, coins, settebello, primiera, scope, napola."""
     n = rules.n_sides
     for side in range(n):
-        for k in range(rules.n_categories):
-            points[side, k] = 0
         work[side] = popcount(piles[side])
     w = unique_max(work, n)
     if w >= 0:
@@ -98,9 +105,8 @@ def score_scopa(rules, piles, sweeps, points, work):
     if w >= 0:
         points[w, COINS] = 1
     for side in range(n):
-        if piles[side] & SETTEBELLO_BIT:
-            points[side, SETTEBELLO] = 1
-        points[side, SCOPA_SWEEPS] = sweeps[side] * rules.sweep_points
+        points[side, SETTEBELLO] = (piles[side] >> SETTEBELLO_BIT) & 1
+        points[side, SCOPA_SWEEPS] = sweep_pts[side]
         if rules.napola:
             points[side, NAPOLA] = napola_points(piles[side])
     w = primiera_winner(rules, piles, work)
@@ -109,15 +115,140 @@ def score_scopa(rules, piles, sweeps, points, work):
 
 
 @kernel
-def score_deal(rules, piles, sweeps, points, work):
-    """Dispatch to the variant's deal scoring."""
-    if rules.variant == SCOPA:
-        score_scopa(rules, piles, sweeps, points, work)
+def score_skopa(rules, piles, sweep_pts, points, work):
+    """Skopa deal points (R11): most cards 2 (two sides tied for most: 1 each), most clubs 1 (3 players, a tie:
+    nothing, or 1 each with ``clubs_tie="each"``), the 2 of clubs 1, the 10 of diamonds 1, sweeps."""
+    n = rules.n_sides
+    for side in range(n):
+        work[side] = popcount(piles[side])
+    top, count = max_and_count(work, n)
+    for side in range(n):
+        if work[side] == top and top > 0:
+            points[side, 0] = 2 if count == 1 else (1 if count == 2 else 0)
+    for side in range(n):
+        work[side] = popcount(piles[side] & CLUBS_MASK)
+    top, count = max_and_count(work, n)
+    for side in range(n):
+        if work[side] == top and top > 0 and (count == 1 or rules.clubs_tie_each):
+            points[side, 1] = 1
+        points[side, 2] = (piles[side] >> TWO_CLUBS_BIT) & 1
+        points[side, 3] = (piles[side] >> TEN_DIAMONDS_BIT) & 1
+        points[side, 4] = sweep_pts[side]
 
 
 @kernel
-def game_winner(totals, n_sides, target):
-    """Side that has won after a deal: at or above the target with a unique top total; else -1."""
+def max_and_count(values, n):
+    """Largest of ``values[:n]`` and how many sides have it."""
+    top = values[0]
+    for i in range(1, n):
+        top = max(top, values[i])
+    count = 0
+    for i in range(n):
+        if values[i] == top:
+            count += 1
+    return top, count
+
+
+@kernel
+def napoletane(pile):
+    """Foracio napoletane (F12): in each suit holding A-2-3, the length of the unbroken run from the ace."""
+    total = 0
+    for suit in range(4):
+        run = 0
+        while run < 13 and (pile >> (4 * run + suit)) & 1:
+            run += 1
+        if run >= 3:
+            total += run
+    return total
+
+
+@kernel
+def score_foracio(rules, piles, sweep_pts, same_suit, points, partial):
+    """Foracio deal points (F11, F12) per side; ``partial`` (a mid-deal win): only scope and same-suit points."""
+    for side in range(2):
+        pile = piles[side]
+        points[side, F_SCOPA] = sweep_pts[side]
+        points[side, F_SAME_SUIT] = same_suit[side]
+        if partial:
+            continue
+        points[side, F_CARDS] = 2 if popcount(pile) >= 27 else 0
+        if rules.spade_majority:
+            points[side, F_SPADE] = 1 if popcount(pile & SPADES_MASK) >= 7 else 0
+        else:
+            points[side, F_SPADE] = (pile >> SEVEN_SPADES_BIT) & 1
+        points[side, F_TWO_SPADES] = (pile >> TWO_SPADES_BIT) & 1
+        points[side, F_JACK_SPADES] = (pile >> JACK_SPADES_BIT) & 1
+        points[side, F_TEN_DIAMONDS] = (pile >> TEN_DIAMONDS_BIT) & 1
+        elements = (
+            points[side, F_CARDS] + points[side, F_SPADE] + points[side, F_TWO_SPADES] + points[side, F_JACK_SPADES]
+        ) + points[side, F_TEN_DIAMONDS]
+        points[side, F_ALL_FIVE] = rules.all_five_bonus - 6 if elements == 6 else 0
+        points[side, F_NAPOLETANA] = napoletane(pile)
+
+
+@kernel
+def kaszino_category(pile, tabla_pts, k):
+    """Kaszinó points of category ``k`` for one pile (K12): cards, spades, aces, little casino, big casino, tábla.
+
+    Every item is certain once captured, so the same numbers are a player's sure points mid-deal (K13)."""
+    if k == 0:
+        return 3 if popcount(pile) >= 27 else 0
+    if k == 1:
+        return 2 if popcount(pile & SPADES_MASK) >= 7 else 0
+    if k == 2:
+        return popcount(pile & ACES_MASK)
+    if k == 3:
+        return (pile >> TWO_SPADES_BIT) & 1
+    if k == 4:
+        return 2 * ((pile >> TEN_DIAMONDS_BIT) & 1)
+    return tabla_pts
+
+
+@kernel
+def kaszino_sure_points(pile, tabla_pts):
+    """All of a player's Kaszinó points so far."""
+    total = 0
+    for k in range(6):
+        total += kaszino_category(pile, tabla_pts, k)
+    return total
+
+
+@kernel
+def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
+    """Deal points ``points[side, category]`` of the variant (categories in ``VariantSpec.categories`` order).
+
+    ``sweep_pts``: each side's sweep points of the deal (scope, táblas); ``same_suit``: Foracio's same-suit
+    capture points; ``partial``: the deal was cut short by a mid-deal win.
+    """
+    for side in range(rules.n_sides):
+        for k in range(rules.n_categories):
+            points[side, k] = 0
+    if rules.variant == SCOPA:
+        score_scopa(rules, piles, sweep_pts, points, work)
+    elif rules.variant == SKOPA:
+        score_skopa(rules, piles, sweep_pts, points, work)
+    elif rules.variant == FORACIO:
+        score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
+    else:
+        for side in range(rules.n_sides):
+            for k in range(6):
+                points[side, k] = kaszino_category(piles[side], sweep_pts[side], k)
+
+
+@kernel
+def game_winner(totals, n_sides, target, last_capture_breaks_tie, last_capture_side):
+    """Side that has won after a deal, or -1 (RULES.md A.5).
+
+    The top total must be at or above the target and unique. Foracio (F13): when both sides are at or above
+    the target, the side that made the deal's last capture wins whatever the totals.
+    """
+    if last_capture_breaks_tie and last_capture_side >= 0:
+        above = 0
+        for side in range(n_sides):
+            if totals[side] >= target:
+                above += 1
+        if above == n_sides:
+            return last_capture_side
     best = unique_max(totals, n_sides)
     if best >= 0 and totals[best] >= target:
         return best

@@ -11,16 +11,19 @@ card weights and the policy random streams.
 
 Game state ``gs`` (int64 slots)::
 
-    HANDS   [4]      hand mask of each seat
-    PILES   [4]      capture pile mask of each side (this deal)
-    SWEEPS  [4]      counted sweeps of each side (this deal)
-    TOTALS  [4]      game total of each side
-    DEAL_RNG [1]     state of the deal stream
-    DECK    [52]     the shuffled pack
+    HANDS     [4]    hand mask of each seat
+    PILES     [4]    capture pile mask of each side (this deal)
+    SWEEPS    [4]    counted sweeps of each side (this deal)
+    TOTALS    [4]    game total of each side, banked before this deal
+    SWEEP_PTS [4]    sweep points of each side this deal (scope, táblas)
+    SAME_SUIT [4]    Foracio same-suit capture points of each side this deal
+    DEAL_RNG  [1]    state of the deal stream
+    DECK      [52]   the shuffled pack
 
 Decision space ``ps`` (int64 slots)::
 
-    VIEW    [16]     what the seat to move may know (see simcore.kernels.game VIEW_*)
+    VIEW    [23]     what the seat to move may know (see simcore.kernels.game VIEW_*)
+    MOVE_OVERFLOW [1] set when a position has more legal moves than the buffer holds (Kaszinó without a cap)
     RNG     [8]      policy stream of seat s at RNG + 1 + s
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     TCARDS  [16]     compressed table cards for the subset sums
@@ -40,17 +43,20 @@ HANDS = 0
 PILES = 4
 SWEEPS = 8
 TOTALS = 12
-DEAL_RNG = 16
-DECK = 20
+SWEEP_PTS = 16
+SAME_SUIT = 20
+DEAL_RNG = 24
+DECK = 28
 GAME_STATE_SIZE = DECK + 52
 
 # decision space
 VIEW = 0
-RNG = 16
-WEIGHT = 24
-TCARDS = 76
+MOVE_OVERFLOW = 23
+RNG = 24
+WEIGHT = 32
+TCARDS = 84
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 92
+SUMS = 100
 MOVES = SUMS + (1 << SMALL_TABLE)
 
 

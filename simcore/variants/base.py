@@ -16,20 +16,25 @@ import numpy as np
 from simcore.errors import ConfigError
 
 # Rules.variant ids
-SCOPA = 0
+SCOPA, KASZINO, FORACIO, SKOPA = 0, 1, 2, 3
 
 # Rules.forced_capture
 FORCED_NONE, FORCED_CARD, FORCED_PLAYER = 0, 1, 2
 FORCED_NAMES = {"none": FORCED_NONE, "card": FORCED_CARD, "player": FORCED_PLAYER}
 
+# Rules.ace_on_empty (Foracio)
+ACE_CHOICE, ACE_KEEP, ACE_STAY = 0, 1, 2
+
 MAX_PLAYERS = 4
-MAX_CATEGORIES = 10
+MAX_CATEGORIES = 16
+_ZEROS = np.zeros(52, dtype=np.int64)
 
 
 class Rules(NamedTuple):
-    """Compiled rules. Every field is an int64 scalar or an int64 array (one compiled kernel signature)."""
+    """Compiled rules. Every field is an int64 scalar or an int64 array, so all variants share one compiled
+    signature; a variant sets the fields it uses and leaves the others at their neutral defaults."""
 
-    variant: int  # variant id (SCOPA, ...)
+    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA)
     players: int
     n_sides: int
     side_of: np.ndarray  # int64[4]: seat -> side
@@ -38,18 +43,35 @@ class Rules(NamedTuple):
     table_size: int  # cards dealt face up at the start of a deal
     target: int
     forced_capture: int  # FORCED_*
-    single_card_priority: int  # 0/1
-    sum_mask: int  # cards that take part in sum captures (capture value > 0)
-    value_by_rank: int  # capture value of rank r in bits 4(r-1)..4(r-1)+3 (a scalar: no array in the hot loop)
-    sweep_points: int  # points for a counted sweep
-    last_play_sweep: int  # 0/1: does a sweep with the deal's last card count
-    redeal_kings: int  # 0 = off, k = redeal when k or more kings are among the initial table cards
-    primiera: int  # 0 = points table, 1 = suit by suit
-    napola: int  # 0/1
-    primiera_value: np.ndarray  # int64[52]: primiera points of each card
-    card_weight: np.ndarray  # int64[52]: point value of a card for heuristics (greedy tie-break)
     n_categories: int
     max_moves: int  # size of the legal-move buffer this variant can need
+    card_weight: np.ndarray  # int64[52]: point value of a card for heuristics (greedy tie-break)
+    sum_mask: int = 0  # cards that take part in sum captures (capture value > 0)
+    value_by_rank: int = 0  # capture value of rank r in bits 4(r-1)..4(r-1)+3 (a scalar: no array in the hot loop)
+    rank_only: int = 0  # cards that capture, and are captured, by equal rank only (court cards)
+    single_card_priority: int = 0  # 0/1: an equal single card must be taken before any sum
+    sweep_points: int = 0  # points of a counted sweep (sweep_mode 0)
+    sweep_mode: int = 0  # 0: sweep_points; 1: the capturing card's value from sweep_value_by_rank (Foracio)
+    sweep_value_by_rank: int = 0  # packed like value_by_rank
+    last_play_sweep: int = 1  # 0/1: does a sweep with the deal's last card count
+    redeal_kings: int = 0  # 0 = off, k = redeal when k or more kings are among the initial table cards
+    primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
+    napola: int = 0  # Scopa: 0/1
+    primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
+    ace_sweeps: int = 0  # Foracio: an ace takes the whole table and never scores a sweep
+    ace_on_empty: int = ACE_CHOICE  # Foracio: ACE_*
+    same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once
+    spade_majority: int = 0  # Foracio: the "spade" element is 7+ spades instead of the 7 of spades
+    all_five_bonus: int = 6  # Foracio: points for winning all five fixed elements
+    mid_deal_out: int = 0  # a side whose banked + secured points reach the target wins at once
+    last_capture_breaks_tie: int = 0  # Foracio: both sides past the target after a deal: last capturer wins
+    clubs_tie_each: int = 0  # Skopa, 3 players: sides tied for most clubs score 1 each
+    max_sum: int = 0  # Kaszino: largest value total of an exchange (0 = no cap)
+    max_hand_cards: int = 0  # Kaszino: most hand cards in one exchange (0 = any)
+    after_tabla_double: int = 0  # Kaszino: after a tabla the opponent trails then moves again
+    opening_tabla_points: int = 1  # Kaszino: tabla with the deal's first move taking the initial table
+    last_round_open: int = 0  # Kaszino: both hands public in the deal's last round
+    leader_last_capturer: int = 0  # Kaszino: the last capturer leads after the draw (else the non-dealer)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,132 @@
+"""Hungarian Kaszinó (seed 000; RULES.md Part A and Part B section 2).
+
+52 cards valued A1 ... 10, J11, Q12, K13; suits matter only for scoring (K1). Two players; the dealer gives 3
+cards each and 4 to the table; the non-dealer moves first (K2). A move is one exchange (csere) of one or more
+hand cards against one or more table cards of equal value total (at most ``max_sum``), or one trail (K3, K4);
+an exchange is compulsory when one exists. An exchange that empties the table is a tábla: 1 point, or
+``opening_tabla_points`` when the deal's first move takes the four initial cards (K6, K7); the opponent then
+trails one card and moves again at once. A player whose hand is empty waits; when both hands are empty the last
+capturer draws 3 first and leads (K8). The last round is played with both hands face up (K9). Residue to the
+last capturer (K10). Deal points: 27+ cards 3, 7+ spades 2, each ace 1, the 2 of spades 1 (little casino), the 10
+of diamonds 2 (big casino), táblas (K12). A player whose banked and sure points reach 11 wins at once ("AUSZ!",
+K13).
+
+Deliberate choices where RULES.md leaves room:
+* ``max_sum`` is an integer 0..39 (0 = no cap; 39 = three kings, the most three hand cards can make).
+* A tábla is checked for the mid-deal win after every play; the residue award is followed by the ordinary
+  end-of-deal decision (RULES.md A.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, SPADES, card_id, pack_mask
+from simcore.variants.base import FORCED_NAMES, KASZINO, RuleKey, Rules, VariantSpec, pack_values, side_array
+
+VALUE_OF_RANK = {r: r for r in range(1, 14)}
+CATEGORIES = ("cards", "spades", "aces", "little_casino", "big_casino", "tabla")
+LITTLE_CASINO = card_id(2, SPADES)
+BIG_CASINO = card_id(10, DIAMONDS)
+MOVE_BUFFER_CAP = 1 << 18  # moves; a position with more legal exchanges stops its game with an error
+
+KEYS = (
+    RuleKey("players", 2, "two players", choices=(2,)),
+    RuleKey("target", 11, "points to win ('AUSZ!', K13)", min=1, max=1000),
+    RuleKey(
+        "forced_capture",
+        "player",
+        "player: if any exchange exists the move must be an exchange; none: trailing is always allowed (K4)",
+        choices=("player", "none"),
+    ),
+    RuleKey("single_card_priority", False, "not used by exchanges", choices=(False,)),
+    RuleKey("max_sum", 13, "largest value total of one exchange; 0 = no cap (K3)", min=0, max=39),
+    RuleKey("max_hand_cards", 0, "most hand cards in one exchange; 0 = any (K3)", choices=(0, 1, 2)),
+    RuleKey(
+        "after_tabla",
+        "trail_then_move",
+        "after a tábla the opponent trails one card and moves again at once (K6); normal: an ordinary turn",
+        choices=("trail_then_move", "normal"),
+    ),
+    RuleKey(
+        "opening_tabla_points", 2, "a tábla taking the 4 initial cards with the deal's first move (K7)", min=0, max=100
+    ),
+    RuleKey("last_round_open", True, "both hands are public in the deal's last round (K9; matters to policies)"),
+    RuleKey(
+        "out_call",
+        "auto",
+        "auto: a player whose banked + sure points reach the target wins at once, mid-deal; end_of_deal (K13)",
+        choices=("auto", "end_of_deal"),
+    ),
+    RuleKey(
+        "round_leader",
+        "last_capturer",
+        "who draws first and leads after both hands are empty (K8)",
+        choices=("last_capturer", "non_dealer"),
+    ),
+)
+
+
+def subsets_with_sum_bound(max_sum: int) -> int:
+    """Most table subsets with one value total up to ``max_sum`` when the whole pack is on the table."""
+    counts = [1] + [0] * max_sum
+    for value in (v for v in range(1, 14) for _ in range(4)):
+        for s in range(max_sum, value - 1, -1):
+            counts[s] += counts[s - value]
+    return max(counts[1:])
+
+
+def card_weight(card: int) -> int:
+    """Point value of a card for heuristics: aces, the casinos, spades (majority)."""
+    weight = 1 if CARD_SUIT[card] == SPADES else 0
+    if CARD_RANK[card] == 1:
+        weight += 3
+    if card == LITTLE_CASINO:
+        weight += 3
+    if card == BIG_CASINO:
+        weight += 6
+    return weight
+
+
+def compile_kaszino(r: Mapping[str, Any]) -> Rules:
+    pack = pack_mask(range(1, 14))
+    max_sum = int(r["max_sum"])
+    bound = 7 * subsets_with_sum_bound(max_sum or 39) + 3  # 7 non-empty subsets of a 3-card hand
+    return Rules(
+        variant=KASZINO,
+        players=2,
+        n_sides=2,
+        side_of=side_array(2),
+        pack=pack,
+        hand_size=3,
+        table_size=4,
+        target=int(r["target"]),
+        forced_capture=FORCED_NAMES[r["forced_capture"]],
+        n_categories=len(CATEGORIES),
+        max_moves=min(bound, MOVE_BUFFER_CAP),
+        card_weight=np.array([card_weight(c) for c in range(N_CARDS)], dtype=np.int64),
+        sum_mask=pack,
+        value_by_rank=pack_values(VALUE_OF_RANK),
+        sweep_points=1,
+        last_play_sweep=1,
+        mid_deal_out=int(r["out_call"] == "auto"),
+        max_sum=max_sum,
+        max_hand_cards=int(r["max_hand_cards"]),
+        after_tabla_double=int(r["after_tabla"] == "trail_then_move"),
+        opening_tabla_points=int(r["opening_tabla_points"]),
+        last_round_open=int(bool(r["last_round_open"])),
+        leader_last_capturer=int(r["round_leader"] == "last_capturer"),
+    )
+
+
+SPEC = VariantSpec(
+    name="kaszino",
+    title="Kaszinó (Hungarian, 52 cards; seed 000)",
+    seed_text="000",
+    keys=KEYS,
+    categories=CATEGORIES,
+    compile_rules=compile_kaszino,
+)

@@ -1,0 +1,100 @@
+"""Russian Skopa / Konchinka (seed 004, book section 46; RULES.md Part A and Part B section 5).
+
+52 cards: A1 ... 10 count their value; J, Q, K have no value and capture, or are captured, by equal rank only
+(R2, R5). 2, 3 or 4 players (2 v 2). Four cards each and four to the table, then four more each until the pack
+is used (R3, R8). The seat after the dealer leads. A played numeral takes one card of equal rank or one set of
+numerals summing to its value, by free choice (R5); if any hand card can capture, the player must capture
+(player-level compulsion, R6). No sweep points by default (R10). Residue to the last capturer (R9). Deal points:
+most cards 2 (a tie for most: 1 each), most clubs 1, 2 of clubs 1, 10 of diamonds 1 (R11). Game to 21 (R12).
+
+Deliberate choices where RULES.md leaves room:
+* A capture that leaves the table empty is a sweep, the deal's last play included (TRACE_FORMAT: "any capture
+  that leaves the table empty"); it scores ``sweep_points`` (0 by default, so the trace marks it with 0 points).
+* With 3 players a tie for most clubs scores nothing (``clubs_tie="none"``) or 1 to each tied side (``"each"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, card_id, pack_mask
+from simcore.variants.base import FORCED_NAMES, SKOPA, RuleKey, Rules, VariantSpec, pack_values, side_array
+
+VALUE_OF_RANK = {r: r for r in range(1, 11)}
+CATEGORIES = ("cards", "clubs", "two_clubs", "ten_diamonds", "sweep")
+TWO_CLUBS = card_id(2, CLUBS)
+TEN_DIAMONDS = card_id(10, DIAMONDS)
+MAX_SUBSETS_ONE_SUM = 1702  # subsets of A..10 (4 each) with sum 10
+
+KEYS = (
+    RuleKey("players", 2, "number of players; 4 play in two partnerships (seats 0+2 v 1+3)", choices=(2, 3, 4)),
+    RuleKey(
+        "target",
+        21,
+        "game ends after a deal in which a side has >= target and the top score is unique",
+        min=1,
+        max=1000,
+    ),
+    RuleKey(
+        "forced_capture",
+        "player",
+        "player: if any hand card can capture, the player must capture; card: a played card that can capture "
+        "must; none: any card may be trailed (R6)",
+        choices=("player", "card", "none"),
+    ),
+    RuleKey("single_card_priority", False, "an equal single card must be taken before any sum (R5 option)"),
+    RuleKey(
+        "sweep_points", 0, "points for a capture that leaves the table empty (none in the book, R10)", min=0, max=100
+    ),
+    RuleKey(
+        "clubs_tie", "none", "3 players, tie for most clubs: none scores, or each tied side 1", choices=("none", "each")
+    ),
+)
+
+
+def card_weight(card: int) -> int:
+    """Point value of a card for heuristics: what taking it is worth towards this deal's points."""
+    weight = 1 if CARD_SUIT[card] == CLUBS else 0  # most clubs
+    if card in (TWO_CLUBS, TEN_DIAMONDS):
+        weight += 3
+    return weight
+
+
+def compile_skopa(r: Mapping[str, Any]) -> Rules:
+    players = int(r["players"])
+    pack = pack_mask(range(1, 14))
+    courts = pack_mask((11, 12, 13))
+    return Rules(
+        variant=SKOPA,
+        players=players,
+        n_sides=2 if players == 4 else players,
+        side_of=side_array(players),
+        pack=pack,
+        hand_size=4,
+        table_size=4,
+        target=int(r["target"]),
+        forced_capture=FORCED_NAMES[r["forced_capture"]],
+        n_categories=len(CATEGORIES),
+        max_moves=4 * (MAX_SUBSETS_ONE_SUM + 3) + 4,
+        card_weight=np.array([card_weight(c) for c in range(N_CARDS)], dtype=np.int64),
+        sum_mask=pack & ~courts,
+        value_by_rank=pack_values(VALUE_OF_RANK),
+        rank_only=courts,
+        single_card_priority=int(bool(r["single_card_priority"])),
+        sweep_points=int(r["sweep_points"]),
+        last_play_sweep=1,
+        clubs_tie_each=int(r["clubs_tie"] == "each"),
+    )
+
+
+SPEC = VariantSpec(
+    name="skopa",
+    title="Skopa / Konchinka (Russian, 52 cards; seed 004)",
+    seed_text="004",
+    keys=KEYS,
+    categories=CATEGORIES,
+    compile_rules=compile_skopa,
+)
