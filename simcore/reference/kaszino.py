@@ -1,0 +1,795 @@
+"""Reference engine of Hungarian Kaszinó (seed 000; RULES.md Part A and Part B section 2).
+
+Slow, literal, plain Python: sets of card ids, one small function per rule point. It exists to be compared
+game by game with the Numba kernels, so it follows one exact procedure (documented on :func:`play_game`) and
+uses its own random streams (:mod:`simcore.reference.rng`), never ``simcore.rng`` or ``simcore.kernels``.
+
+Conventions:
+* a card is its id from :mod:`simcore.cards` (``(rank - 1) * 4 + suit``); its value is its rank (K1);
+* a move is ``(play_mask, take_mask)``: the hand cards played and the table cards taken (int bitmasks);
+  ``take_mask == 0`` is a trail of the single card ``play_mask``; the legal moves of a turn are sorted ascending
+  by ``(play_mask, take_mask)`` and policies index into that list;
+* seat 0 and seat 1 are sides 0 and 1; the non-dealer ``(dealer + 1) % 2`` is dealt first and moves first.
+
+The turn structure is the pseudo-code of RULES.md 2.3 (:func:`play_deal`), with the mid-deal win ("AUSZ!",
+K13) checked after every single play, the forced trail of a double move included.
+
+``last_round_open`` (K9) only changes what a policy may see: :class:`PolicyView` carries the opponent's hand in
+the deal's last round when it is on. The "random" and "greedy" policies never look at it, so the option has no
+effect on the games this engine plays.
+
+The same state machine replays traces (:func:`check_trace`): an *agent* supplies the dealt cards and the
+chosen moves and receives the events, so a game played here and a trace checked here go through one code path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple, Protocol
+
+from simcore.cards import SPADES, cards_of, mask_of, parse_card
+from simcore.errors import ConfigError
+from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
+from simcore.reference.scopa import as_cards, card_names
+from simcore.variants.kaszino import BIG_CASINO, CATEGORIES, LITTLE_CASINO, SPEC, VALUE_OF_RANK, card_weight
+
+TRACE_FORMAT = "scopasim-trace/1"
+VARIANT = "kaszino"
+PLAYERS = 2
+SIDES = [[0], [1]]
+HAND_SIZE = 3  # K2: three cards each, in every round
+TABLE_SIZE = 4  # K2: four cards face up at the start of a deal
+PACK: tuple[int, ...] = tuple(range(52))  # K1: the full French pack
+PACK_SET = frozenset(PACK)
+CARDS_THRESHOLD, CARDS_POINTS = 27, 3  # K12
+SPADES_THRESHOLD, SPADES_POINTS = 7, 2
+ACE_POINTS, LITTLE_CASINO_POINTS, BIG_CASINO_POINTS = 1, 1, 2
+# Safety net only: every deal with a capture hands out 12 points, so games end long before this.
+MAX_DEALS = 10_000
+
+Move = tuple[int, int]
+
+
+# ---------------------------------------------------------------------------------- cards and seats
+
+
+def rank_of(card: int) -> int:
+    """Rank 1..13 of a card id."""
+    return card // 4 + 1
+
+
+def suit_of(card: int) -> int:
+    """Suit 0..3 (c, d, h, s) of a card id."""
+    return card % 4
+
+
+def value_of(card: int) -> int:
+    """Exchange value (K1): A = 1, 2..10 as marked, J = 11, Q = 12, K = 13."""
+    return VALUE_OF_RANK[rank_of(card)]
+
+
+def sum_value(cards: Iterable[int]) -> int:
+    """Sum of the exchange values of a set of cards."""
+    return sum(value_of(c) for c in cards)
+
+
+def other(seat: int) -> int:
+    """The opponent of a seat (two players)."""
+    return 1 - seat
+
+
+def non_dealer(dealer: int) -> int:
+    """K2: the non-dealer is dealt first and makes the deal's first move."""
+    return (dealer + 1) % PLAYERS
+
+
+# ------------------------------------------------------------------------------------------ dealing
+
+
+def shuffled_pack(stream: Stream) -> list[int]:
+    """The 52 card ids in ascending order, Fisher-Yates shuffled: for i = 51..1, swap i and bounded(i + 1)."""
+    deck = list(PACK)
+    for i in range(len(deck) - 1, 0, -1):
+        j = stream.bounded(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def take_from_stock(stock: list[int], count: int) -> list[int]:
+    """The next ``count`` cards off the front of ``stock`` (removed in place)."""
+    cards = stock[:count]
+    del stock[:count]
+    return cards
+
+
+# -------------------------------------------------------------------------------------- legal moves
+
+
+def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
+    """Every non-empty set of ``cards`` whose values add up to ``total``.
+
+    A depth-first walk over the cards in id order that only extends sets whose sum stays within ``total``
+    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
+    """
+    ordered = sorted(cards)
+    found: list[frozenset[int]] = []
+
+    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
+        if remaining == 0:
+            found.append(frozenset(chosen))
+            return
+        for i in range(start, len(ordered)):
+            v = value_of(ordered[i])
+            if v <= remaining:
+                extend(i + 1, (*chosen, ordered[i]), remaining - v)
+
+    if total > 0:
+        extend(0, (), total)
+    return found
+
+
+def hand_groups(rules: Mapping[str, Any], hand: Iterable[int]) -> list[frozenset[int]]:
+    """K3: the hand sides of possible exchanges: non-empty sets of hand cards, at most ``max_hand_cards`` of
+    them when that is > 0, whose value total is at most ``max_sum`` when that is > 0 (0 = no cap)."""
+    cards = sorted(hand)
+    most = rules["max_hand_cards"] or len(cards)
+    cap = rules["max_sum"]
+    groups = []
+    for size in range(1, min(most, len(cards)) + 1):
+        for group in itertools.combinations(cards, size):
+            if cap == 0 or sum_value(group) <= cap:
+                groups.append(frozenset(group))
+    return groups
+
+
+def exchanges(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
+    """K3: every exchange (H, T) as ``(mask of H, mask of T)``, H from the hand, T from the table, both
+    non-empty, value(H) == value(T) within the caps of :func:`hand_groups`; sorted ascending."""
+    hand, table = as_cards(hand), as_cards(table)
+    takes_by_total: dict[int, list[frozenset[int]]] = {}
+    moves = []
+    for group in hand_groups(rules, hand):
+        total = sum_value(group)
+        if total not in takes_by_total:
+            takes_by_total[total] = subsets_with_sum(table, total)
+        moves.extend((mask_of(group), mask_of(taken)) for taken in takes_by_total[total])
+    return sorted(moves)
+
+
+def trails(hand: int | Iterable[int]) -> list[Move]:
+    """K4: trailing one hand card, ``(card mask, 0)`` for each card, sorted."""
+    return sorted((1 << card, 0) for card in as_cards(hand))
+
+
+def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
+    """The legal moves of a normal turn, sorted ascending by ``(play_mask, take_mask)`` (K3, K4).
+
+    ``forced_capture``: "player" = if any exchange exists the moves are all the exchanges, else all the trails;
+    "none" = every exchange and every trail.
+    """
+    forced = rules["forced_capture"]
+    if forced not in ("player", "none"):
+        raise ConfigError(f"forced_capture {forced!r} is not player or none")
+    found = exchanges(rules, hand, table)
+    if forced == "player" and found:
+        return found
+    return sorted(found + trails(hand))
+
+
+# ----------------------------------------------------------------------------------------- policies
+
+
+class PolicyView(NamedTuple):
+    """What a policy may see: its seat, hand, the table, the legal moves (sorted), the rules, and the opponent's
+    hand when it is public (K9: the deal's last round with ``last_round_open``), else None."""
+
+    seat: int
+    hand: frozenset[int]
+    table: frozenset[int]
+    moves: tuple[Move, ...]
+    rules: Mapping[str, Any]
+    open_hand: frozenset[int] | None
+
+
+def choose_random(view: PolicyView, stream: Stream) -> int:
+    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
+    return stream.bounded(len(view.moves))
+
+
+def greedy_score(move: Move) -> int:
+    """Greedy value of a move: an exchange scores 1000 per table card taken plus the card weights of the taken
+    and played cards; a trail scores minus the played card's weight (``simcore.variants.kaszino.card_weight``)."""
+    play_mask, take_mask = move
+    if take_mask == 0:
+        return -sum(card_weight(c) for c in cards_of(play_mask))
+    return 1000 * take_mask.bit_count() + sum(card_weight(c) for c in cards_of(take_mask | play_mask))
+
+
+def choose_greedy(view: PolicyView, stream: Stream) -> int:
+    """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
+    best = 0
+    for i, move in enumerate(view.moves):
+        if greedy_score(move) > greedy_score(view.moves[best]):
+            best = i
+    return best
+
+
+POLICIES = {"random": choose_random, "greedy": choose_greedy}
+
+
+def check_policies(policies: Sequence[str]) -> list[str]:
+    """Validate one known policy name per seat."""
+    names = list(policies)
+    if len(names) != PLAYERS:
+        raise ConfigError(f"{PLAYERS} players need {PLAYERS} policies, got {len(names)}: {names}")
+    for name in names:
+        if name not in POLICIES:
+            raise ConfigError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
+    return names
+
+
+# --------------------------------------------------------------------------------------- deal state
+
+
+@dataclass
+class DealState:
+    """One deal in play: hands by seat, table, talon (in drawing order), piles and tábla points by side.
+
+    ``plays`` counts the plays made so far in the deal (0 = the next play is the deal's first move, K7);
+    ``pending`` is the seat owed a double move after a tábla (K6), or None.
+    """
+
+    dealer: int
+    hands: list[set[int]]
+    table: set[int]
+    stock: list[int]
+    piles: list[set[int]] = field(default_factory=lambda: [set(), set()])
+    tabla: list[int] = field(default_factory=lambda: [0, 0])
+    last_capturer: int | None = None
+    plays: int = 0
+    pending: int | None = None
+
+    @property
+    def first(self) -> int:
+        return non_dealer(self.dealer)
+
+    def hands_empty(self) -> bool:
+        return not self.hands[0] and not self.hands[1]
+
+    def last_round(self) -> bool:
+        """K9: the talon is exhausted, so the hands in play are the deal's last."""
+        return not self.stock
+
+
+class PlayResult(NamedTuple):
+    """What a move did: exchange ("capture") or trail, its immediate tábla points, whether it was a tábla."""
+
+    kind: str  # "capture" | "trail"
+    points: int
+    sweep: bool
+
+
+def tabla_value(rules: Mapping[str, Any], state: DealState) -> int:
+    """K7: a tábla made with the deal's very first move (it takes the 4 initial cards) scores
+    ``opening_tabla_points``; every other tábla scores 1."""
+    return rules["opening_tabla_points"] if state.plays == 0 else 1
+
+
+def apply_move(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
+    """Play ``move`` for ``seat`` (the caller has checked it is legal).
+
+    An exchange moves H and T to the seat's pile and makes it the last capturer (K3, K5); if the table is then
+    empty it is a tábla (K6, K7, K11: the deal's final move counts too). A trail lays the card on the table (K4).
+    Counts the play; does not set the double move (see :func:`play_deal`).
+    """
+    play_mask, take_mask = move
+    played, taken = as_cards(play_mask), as_cards(take_mask)
+    worth = tabla_value(rules, state)
+    state.plays += 1
+    state.hands[seat] -= played
+    if not taken:
+        state.table |= played
+        return PlayResult("trail", 0, False)
+    state.table -= taken
+    state.piles[seat] |= played | taken
+    state.last_capturer = seat
+    if state.table:
+        return PlayResult("capture", 0, False)
+    state.tabla[seat] += worth
+    return PlayResult("capture", worth, True)
+
+
+def round_leader(rules: Mapping[str, Any], state: DealState) -> int:
+    """K8: who draws first and leads a new round: the deal's last capturer (the non-dealer if nobody has
+    captured yet) with ``round_leader="last_capturer"``, always the non-dealer with "non_dealer"."""
+    if rules["round_leader"] == "last_capturer" and state.last_capturer is not None:
+        return state.last_capturer
+    return state.first
+
+
+def award_residue(state: DealState) -> tuple[int, list[int]] | None:
+    """K10: the cards left on the table go to the last capturer; unscored if nobody captured in the deal.
+
+    Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
+    """
+    if not state.table or state.last_capturer is None:
+        return None
+    cards = sorted(state.table)
+    state.piles[state.last_capturer] |= state.table
+    state.table = set()
+    return state.last_capturer, cards
+
+
+# ------------------------------------------------------------------------------------------ scoring
+
+
+def score_pile(pile: Iterable[int], tabla_points: int) -> dict[str, int]:
+    """K12 for one side: 27+ cards 3, 7+ spades 2, 1 per ace, ♠2 1, ♦10 2, plus its tábla points.
+
+    These thresholds are absolute, so the same function gives the "sure" points of a pile mid-deal (K13).
+    """
+    pile = as_cards(pile)
+    spades = sum(1 for c in pile if suit_of(c) == SPADES)
+    points = (
+        CARDS_POINTS if len(pile) >= CARDS_THRESHOLD else 0,
+        SPADES_POINTS if spades >= SPADES_THRESHOLD else 0,
+        ACE_POINTS * sum(1 for c in pile if rank_of(c) == 1),
+        LITTLE_CASINO_POINTS if LITTLE_CASINO in pile else 0,
+        BIG_CASINO_POINTS if BIG_CASINO in pile else 0,
+        tabla_points,
+    )
+    return dict(zip(CATEGORIES, points, strict=True))
+
+
+def score_deal(
+    rules: Mapping[str, Any], piles_per_side: Sequence[int | Iterable[int]], tabla_per_side: Sequence[int]
+) -> list[dict[str, int]]:
+    """Deal points per side, categories in order cards, spades, aces, little_casino, big_casino, tabla (K12).
+
+    ``piles_per_side``: each side's captured cards (a mask or ids); ``tabla_per_side``: each side's tábla points.
+    ``rules`` is accepted for the common signature; no Kaszinó option changes the deal points.
+    """
+    return [score_pile(p, t) for p, t in zip(piles_per_side, tabla_per_side, strict=True)]
+
+
+def deal_total(points: Mapping[str, int]) -> int:
+    """A side's points of one deal, all categories."""
+    return sum(points[c] for c in CATEGORIES)
+
+
+def sure_total(state: DealState, seat: int) -> int:
+    """K13: the points a seat has secured so far in the deal (its pile and táblas scored as they stand)."""
+    return deal_total(score_pile(state.piles[seat], state.tabla[seat]))
+
+
+def is_out(rules: Mapping[str, Any], state: DealState, seat: int, banked: Sequence[int]) -> bool:
+    """K13 with ``out_call="auto"``: banked total + sure points of the deal reach the target."""
+    return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat) >= rules["target"]
+
+
+def game_winner(totals: Sequence[int], target: int) -> int | None:
+    """A.5: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
+    top = max(totals)
+    if top >= target and list(totals).count(top) == 1:
+        return list(totals).index(top)
+    return None
+
+
+# ------------------------------------------------------------------------------------- turn structure
+
+
+class Agent(Protocol):
+    """Supplies the cards and the choices of a game and receives its events (policies, a replay, a test)."""
+
+    def start_deal(self, deal: int, dealer: int) -> DealState:
+        """Shuffle and deal (or read the dealt cards), record the deal/hand/table events, return the state."""
+
+    def draw_round(self, state: DealState, order: list[int]) -> dict[int, list[int]]:
+        """The 3 cards each seat of ``order`` draws from ``state.stock`` (in that order), hand events recorded;
+        the caller moves them from the stock to the hands."""
+
+    def choose(self, state: DealState, seat: int, moves: list[Move], forced_trail: bool) -> Move:
+        """One of ``moves`` for ``seat``."""
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """Record one play, residue, out, score or end event."""
+
+
+def play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
+    """The trace event of one play."""
+    play_mask, take_mask = move
+    return {
+        "type": "play",
+        "seat": seat,
+        "cards": card_names(cards_of(play_mask)),
+        "take": card_names(cards_of(take_mask)),
+        "kind": result.kind,
+        "points": result.points,
+        "sweep": result.sweep,
+    }
+
+
+def make_play(
+    rules: Mapping[str, Any],
+    state: DealState,
+    seat: int,
+    forced_trail: bool,
+    banked: Sequence[int],
+    agent: Agent,
+) -> bool:
+    """One play of ``seat``: the forced trail of a double move (K6 2a) or a normal move (K3, K4). A tábla in a
+    normal move owes the opponent a double move when ``after_tabla="trail_then_move"`` and he holds a card
+    (K6 2, 4). Returns whether the mover is out (K13) after this play."""
+    moves = trails(state.hands[seat]) if forced_trail else legal_moves(rules, state.hands[seat], state.table)
+    move = agent.choose(state, seat, moves, forced_trail)
+    result = apply_move(rules, state, seat, move)
+    agent.emit(play_event(seat, move, result))
+    if result.sweep and rules["after_tabla"] == "trail_then_move" and state.hands[other(seat)]:
+        state.pending = other(seat)
+    return is_out(rules, state, seat, banked)
+
+
+def draw(rules: Mapping[str, Any], state: DealState, agent: Agent) -> int:
+    """K8: both hands are empty and the talon is not: the round leader draws 3, then the other; returns the
+    leader, who moves next."""
+    leader = round_leader(rules, state)
+    drawn = agent.draw_round(state, [leader, other(leader)])
+    for seat, cards in drawn.items():
+        state.hands[seat] |= set(cards)
+        state.stock = [c for c in state.stock if c not in set(cards)]
+    return leader
+
+
+def play_deal(
+    rules: Mapping[str, Any], state: DealState, banked: Sequence[int], agent: Agent, to_move: int | None = None
+) -> int | None:
+    """Play a deal from its current state (RULES.md 2.3); returns the seat that went out (K13), or None once
+    both hands and the talon are empty.
+
+    ``to_move``: the seat whose turn it is, the non-dealer by default (K2; other values for positions set up
+    mid-deal). A waiting player (empty hand) is skipped (K8). A player owed a double move (K6) first trails one
+    card of his choice, then, if he still holds a card, makes a normal move. The out check follows every play.
+    """
+    to_move = state.first if to_move is None else to_move
+    while True:
+        if state.hands_empty():
+            if not state.stock:
+                return None
+            to_move = draw(rules, state, agent)
+            continue
+        seat, to_move = to_move, other(to_move)
+        if not state.hands[seat]:
+            continue
+        if state.pending == seat:
+            state.pending = None
+            if make_play(rules, state, seat, True, banked, agent):
+                return seat
+            if not state.hands[seat]:
+                continue
+        if make_play(rules, state, seat, False, banked, agent):
+            return seat
+
+
+def finish_deal(
+    rules: Mapping[str, Any],
+    state: DealState,
+    deal: int,
+    banked: Sequence[int],
+    out_seat: int | None,
+    agent: Agent,
+) -> tuple[list[int], int | None]:
+    """End of a deal: ``out`` (mid-deal win) or residue (K10), then the ``score`` event, then ``end`` if the
+    game is over. Returns the new totals and the winning side (None: another deal)."""
+    if out_seat is not None:
+        agent.emit({"type": "out", "seat": out_seat})
+    else:
+        residue = award_residue(state)
+        if residue is not None:
+            agent.emit({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+    points = score_deal(rules, state.piles, state.tabla)
+    totals = [b + deal_total(p) for b, p in zip(banked, points, strict=True)]
+    agent.emit({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
+    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])
+    if winner is not None:
+        agent.emit({"type": "end", "winner": winner, "totals": list(totals)})
+    return totals, winner
+
+
+def run_game(rules: Mapping[str, Any], first_dealer: int, agent: Agent) -> list[int]:
+    """Deals until the game is won (K13, A.5); deal d is dealt by ``(first_dealer + d) % 2``. Returns the
+    final totals."""
+    totals = [0, 0]
+    for deal in itertools.count():
+        if deal >= MAX_DEALS:
+            raise RuntimeError(f"the game did not end within {MAX_DEALS} deals")
+        state = agent.start_deal(deal, (first_dealer + deal) % PLAYERS)
+        out_seat = play_deal(rules, state, totals, agent)
+        totals, winner = finish_deal(rules, state, deal, totals, out_seat, agent)
+        if winner is not None:
+            return totals
+    raise AssertionError("unreachable")
+
+
+# ------------------------------------------------------------------------------------- seeded games
+
+
+def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
+    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
+
+
+class PolicyAgent:
+    """The agent of :func:`play_game`: shuffles with the deal stream, chooses with the seats' policies."""
+
+    def __init__(self, rules: Mapping[str, Any], policies: Sequence[str], deal_stream: Stream, streams: list[Stream]):
+        self.rules = rules
+        self.policies = list(policies)
+        self.deal_stream = deal_stream
+        self.streams = streams
+        self.events: list[dict[str, Any]] = []
+
+    def start_deal(self, deal: int, dealer: int) -> DealState:
+        """K2: shuffle; 3 cards to the non-dealer, 3 to the dealer, 4 to the table; the talon is the rest."""
+        stock = shuffled_pack(self.deal_stream)
+        first = non_dealer(dealer)
+        hands = {seat: take_from_stock(stock, HAND_SIZE) for seat in (first, other(first))}
+        table = take_from_stock(stock, TABLE_SIZE)
+        self.events.append({"type": "deal", "deal": deal, "dealer": dealer})
+        self.events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
+        self.events.append({"type": "table", "cards": card_names(table)})
+        return DealState(dealer, [set(hands[0]), set(hands[1])], set(table), stock)
+
+    def draw_round(self, state: DealState, order: list[int]) -> dict[int, list[int]]:
+        drawn = {seat: state.stock[k * HAND_SIZE : (k + 1) * HAND_SIZE] for k, seat in enumerate(order)}
+        self.events.extend(_hand_event(seat, cards) for seat, cards in drawn.items())
+        return drawn
+
+    def choose(self, state: DealState, seat: int, moves: list[Move], forced_trail: bool) -> Move:
+        opponent = state.hands[other(seat)]
+        public = self.rules["last_round_open"] and state.last_round()
+        view = PolicyView(
+            seat,
+            frozenset(state.hands[seat]),
+            frozenset(state.table),
+            tuple(moves),
+            self.rules,
+            frozenset(opponent) if public else None,
+        )
+        return moves[POLICIES[self.policies[seat]](view, self.streams[seat])]
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+
+def trace_header(rules: Mapping[str, Any], policies: Sequence[str], seed: int, game: int) -> dict[str, Any]:
+    """The game object of a trace, without its events."""
+    return {
+        "format": TRACE_FORMAT,
+        "variant": VARIANT,
+        "rules": dict(rules),
+        "players": PLAYERS,
+        "sides": [list(s) for s in SIDES],
+        "policies": list(policies),
+        "seed": seed,
+        "game": game,
+    }
+
+
+def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
+    """Play one game and return its trace (TRACE_FORMAT.md, ``scopasim-trace/1``).
+
+    Procedure (the kernels follow the same one):
+    1. deal stream = ``Stream(seed, game, 0)``; seat s's policy uses ``Stream(seed, game, 1 + s)``;
+    2. first dealer = ``deal.bounded(2)``; deal d is dealt by ``(first_dealer + d) % 2``;
+    3. each deal: shuffle the 52 ids; 3 cards to the non-dealer, 3 to the dealer, 4 to the table, talon 42;
+       the turns of :func:`play_deal`; when both hands are empty the round leader draws the next 3 talon cards,
+       then the other player the next 3;
+    4. after every play with ``out_call="auto"``: the mover wins if banked + sure points >= target (events
+       out, score of the interrupted deal, end); after a completed deal: residue to the last capturer, score,
+       and the game ends if the top total is unique and >= target.
+
+    ``rules`` may be partial; it is resolved with ``simcore.variants.kaszino.SPEC``. ``policies``: "random" or
+    "greedy" per seat.
+    """
+    rules = MappingProxyType(SPEC.resolve(rules))
+    names = check_policies(policies)
+    deal_stream = Stream(seed, game, DEAL_STREAM)
+    streams = [Stream(seed, game, policy_stream_index(s)) for s in range(PLAYERS)]
+    agent = PolicyAgent(rules, names, deal_stream, streams)
+    first_dealer = deal_stream.bounded(PLAYERS)
+    run_game(rules, first_dealer, agent)
+    return {**trace_header(rules, names, seed, game), "events": agent.events}
+
+
+# ------------------------------------------------------------------------------------ trace checking
+
+
+class ReplayAgent:
+    """The agent of :func:`check_trace`: dealt cards and chosen moves come from the trace's events, and every
+    event the rules produce must be the trace's next one. Failures are AssertionErrors naming the event."""
+
+    def __init__(self, events: Sequence[Mapping[str, Any]]) -> None:
+        self.events = list(events)
+        self.pos = 0
+        self.state: DealState | None = None
+
+    def fail(self, message: str, index: int | None = None) -> AssertionError:
+        return AssertionError(f"event {self.pos if index is None else index}: {message}")
+
+    def next_event(self, kind: str | None = None) -> tuple[int, Mapping[str, Any]]:
+        """The next event (consumed), which must be of type ``kind`` when given."""
+        if self.pos >= len(self.events):
+            raise self.fail(f"the trace ends where {kind or 'another'} event was expected")
+        index, event = self.pos, self.events[self.pos]
+        if not isinstance(event, Mapping):
+            raise self.fail(f"not an event object: {event!r}")
+        if kind is not None and event.get("type") != kind:
+            raise self.fail(f"expected a {kind!r} event, got {event.get('type')!r}")
+        self.pos += 1
+        return index, event
+
+    def get(self, index: int, event: Mapping[str, Any], key: str) -> Any:
+        if key not in event:
+            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
+        return event[key]
+
+    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
+        """Card ids of a card-list field, any order, no card twice."""
+        names = self.get(index, event, key)
+        try:
+            ids = [parse_card(n) for n in names]
+        except (ValueError, TypeError, AttributeError) as err:
+            raise self.fail(f"bad card in {key!r}: {err}", index) from None
+        if len(set(ids)) != len(ids):
+            raise self.fail(f"a card appears twice in {key!r}: {names}", index)
+        return ids
+
+    def read_hands(
+        self, seats: list[int], with_table: bool, allowed: set[int]
+    ) -> tuple[dict[int, list[int]], list[int]]:
+        """One dealing step: a hand event (3 cards) per seat and, if ``with_table``, the table (4 cards), in any
+        order; every card from ``allowed`` (the undealt cards) and none twice."""
+        hands: dict[int, list[int]] = {}
+        table: list[int] | None = None
+        seen: set[int] = set()
+        for _ in range(len(seats) + (1 if with_table else 0)):
+            index, event = self.next_event()
+            if event.get("type") == "table" and with_table and table is None:
+                table = cards = self.cards(index, event)
+                if len(table) != TABLE_SIZE:
+                    raise self.fail(f"the table gets {TABLE_SIZE} cards, got {len(table)}", index)
+            else:
+                if event.get("type") != "hand":
+                    wanted = "hand or table" if with_table else "hand"
+                    raise self.fail(f"expected a {wanted} event, got {event.get('type')!r}", index)
+                seat = self.get(index, event, "seat")
+                if seat not in seats or seat in hands:
+                    raise self.fail(f"unexpected hand event for seat {seat!r}", index)
+                hands[seat] = cards = self.cards(index, event)
+                if len(cards) != HAND_SIZE:
+                    raise self.fail(f"a hand gets {HAND_SIZE} cards, got {len(cards)}", index)
+            if not set(cards) <= allowed - seen:
+                raise self.fail(f"cards dealt twice or not in the talon: {event['cards']}", index)
+            seen |= set(cards)
+        return hands, table or []
+
+    def start_deal(self, deal: int, dealer: int) -> DealState:
+        index, event = self.next_event("deal")
+        if self.get(index, event, "deal") != deal:
+            raise self.fail(f"deal number should be {deal}", index)
+        if self.get(index, event, "dealer") != dealer:
+            raise self.fail(f"deal {deal} is dealt by seat {dealer}, not {event['dealer']!r}", index)
+        hands, table = self.read_hands([non_dealer(dealer), dealer], True, set(PACK))
+        dealt = {*hands[0], *hands[1], *table}
+        stock = [c for c in PACK if c not in dealt]  # which cards, not their order: a replay never draws blind
+        self.state = DealState(dealer, [set(hands[0]), set(hands[1])], set(table), stock)
+        return self.state
+
+    def draw_round(self, state: DealState, order: list[int]) -> dict[int, list[int]]:
+        hands, _ = self.read_hands(order, False, set(state.stock))
+        return hands
+
+    def choose(self, state: DealState, seat: int, moves: list[Move], forced_trail: bool) -> Move:
+        """The move of the next event, which must be a play of ``seat`` legal here; consumed by :meth:`emit`."""
+        if self.pos >= len(self.events):
+            raise self.fail(f"the trace ends where seat {seat} should play")
+        index, event = self.pos, self.events[self.pos]
+        if not isinstance(event, Mapping) or event.get("type") != "play":
+            raise self.fail(f"seat {seat} should play here, got {event!r}")
+        if event.get("seat") != seat:
+            raise self.fail(f"seat {seat} is to play, not {event.get('seat')!r}", index)
+        move = (mask_of(self.cards(index, event)), mask_of(self.cards(index, event, "take")))
+        if move not in moves:
+            what = "forced trail after a tábla" if forced_trail else "move"
+            raise self.fail(f"illegal {what} {event['cards']} take {event['take']}", index)
+        return move
+
+    def emit(self, event: dict[str, Any]) -> None:
+        if event["type"] == "score" and self.state is not None:
+            self.check_cards(self.state, event.get("deal"))
+        index, got = self.next_event()
+        if _canonical(got, self.fail, index) != _canonical(event, self.fail, index):
+            raise self.fail(f"expected {event}, got {dict(got)}", index)
+
+    def check_cards(self, state: DealState, deal: int | None) -> None:
+        """Every card of the pack in exactly one place: hands, table, talon, piles (the table may be the
+        unscored residue)."""
+        places = [*state.hands, state.table, set(state.stock), *state.piles]
+        if sum(len(p) for p in places) != len(PACK) or set().union(*places) != PACK_SET:
+            raise self.fail(f"the cards of deal {deal} are not each in exactly one place")
+
+
+def _canonical(event: Mapping[str, Any], fail: Any, index: int) -> str:
+    """An event as comparable text: card lists sorted by card id; JSON keeps true and 1 apart."""
+    out = dict(event)
+    for key in ("cards", "take"):
+        if key in out:
+            try:
+                out[key] = card_names(parse_card(n) for n in out[key])
+            except (ValueError, TypeError, AttributeError) as err:
+                raise fail(f"bad card in {key!r}: {err}", index) from None
+    return json.dumps(out, sort_keys=True)
+
+
+def check_trace(trace: Mapping[str, Any]) -> None:
+    """Replay a Kaszinó trace from its hand/table events (no random stream) and raise AssertionError, naming the
+    event index, at the first thing the rules do not reproduce: a play that is not legal in the reached
+    position (double moves and waiting players included), a wrong kind/points/sweep, out/residue/score/totals/
+    winner, a card in two places or lost at a deal's end, or events after the end of the game."""
+    for key in ("format", "variant", "rules", "players", "sides", "policies", "events"):
+        assert key in trace, f"header: the trace has no {key!r} field"
+    assert trace["format"] == TRACE_FORMAT, f"header: format {trace['format']!r} is not {TRACE_FORMAT!r}"
+    assert trace["variant"] == VARIANT, f"header: variant {trace['variant']!r} is not {VARIANT!r}"
+    try:
+        rules = SPEC.resolve(trace["rules"])
+    except ConfigError as err:
+        raise AssertionError(f"header: invalid rules: {err}") from None
+    assert rules == dict(trace["rules"]), f"header: rules are not fully resolved: {trace['rules']}"
+    assert trace["players"] == PLAYERS, f"header: players {trace['players']!r}, expected {PLAYERS}"
+    assert trace["sides"] == SIDES, f"header: sides {trace['sides']!r}, expected {SIDES}"
+    assert len(trace["policies"]) == PLAYERS, f"header: {len(trace['policies'])} policies for {PLAYERS} players"
+    agent = ReplayAgent(trace["events"])
+    assert agent.events, "event 0: the trace has no events"
+    first = agent.events[0]
+    first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
+    if first_dealer not in range(PLAYERS):
+        raise agent.fail(f"the first deal's dealer {first_dealer!r} is not a seat", 0)
+    run_game(MappingProxyType(rules), first_dealer, agent)
+    if agent.pos != len(agent.events):
+        raise agent.fail("events after the end of the game")
+
+
+__all__ = [
+    "PACK",
+    "POLICIES",
+    "Agent",
+    "DealState",
+    "PlayResult",
+    "PolicyAgent",
+    "PolicyView",
+    "ReplayAgent",
+    "apply_move",
+    "award_residue",
+    "check_trace",
+    "choose_greedy",
+    "choose_random",
+    "deal_total",
+    "exchanges",
+    "finish_deal",
+    "game_winner",
+    "greedy_score",
+    "legal_moves",
+    "play_deal",
+    "play_game",
+    "round_leader",
+    "score_deal",
+    "score_pile",
+    "shuffled_pack",
+    "subsets_with_sum",
+    "sure_total",
+    "trails",
+    "value_of",
+]
