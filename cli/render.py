@@ -148,6 +148,8 @@ def print_game(console: Console, trace: dict[str, Any]) -> None:
             if ev["kind"] == "trail":
                 table |= set(ev["cards"])
                 what = "trails"
+            elif ev["kind"] == "keep":
+                what = "keeps it"
             else:
                 table -= set(ev["take"])
                 what = f"takes {card_text(ev['take'])}"

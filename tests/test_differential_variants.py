@@ -62,9 +62,7 @@ def first_difference(kernel: dict, expected: dict) -> str:
     return ", ".join(k for k in kernel if kernel[k] != expected.get(k))
 
 
-@pytest.mark.parametrize(
-    "variant,rules,policies", CASES, ids=[f"{v}-{i % 5}" for i, (v, _, _) in enumerate(CASES)]
-)
+@pytest.mark.parametrize("variant,rules,policies", CASES, ids=[f"{v}-{i % 5}" for i, (v, _, _) in enumerate(CASES)])
 def test_kernel_and_reference_play_the_same_games(variant, rules, policies):
     ref = reference(variant)
     config = RunConfig.create(variant, policies=policies, rules=rules, games=GAMES, seed=2026)

@@ -20,7 +20,8 @@ def rules(variant: Annotated[str, typer.Argument(help="Game, e.g. scopa.")]) -> 
     """Show every rule key of a game (set them with --rule KEY=VALUE)."""
     spec = get_variant(variant)
     table = Table(title=f"{spec.title}: rule keys (--rule KEY=VALUE)")
-    for col in ("key", "default", "values", "meaning"):
+    table.add_column("key", no_wrap=True)
+    for col in ("default", "values", "meaning"):
         table.add_column(col, overflow="fold")
     key: RuleKey
     for key in spec.keys:
