@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 VARIANT = "scopa"
 SEED = 1
 POLICIES = ("random", "greedy")
+OTHER_VARIANTS = ("kaszino", "foracio", "skopa")
+TARGET_GAME_FACTOR = 3  # every game's greedy deals/s per core within a factor 3 of Scopa's
 THREADS = (1, 2)
 
 # Targets of the issue (2-core machine).
@@ -123,23 +125,25 @@ def measure_peak_memory(sizes: list[int]) -> list[dict[str, Any]]:
     return [{"games": n, **run_child(SIMULATE_SCRIPT, str(n))} for n in sizes]
 
 
-def make_config(policy: str, games: int):
-    """Self-play config: one policy for both seats of 2-player Scopa."""
+def make_config(policy: str, games: int, variant: str = VARIANT):
+    """Self-play config: one policy for every seat, the variant's default player count (2; Foracio 4)."""
     from simcore.config import RunConfig
 
-    return RunConfig.create(VARIANT, policies=[policy], games=games, seed=SEED)
+    return RunConfig.create(variant, policies=[policy], games=games, seed=SEED)
 
 
-def measure_throughput(games: int, repeats: int) -> list[dict[str, Any]]:
+def measure_throughput(
+    games: int, repeats: int, variant: str = VARIANT, threads_list: list[int] | None = None
+) -> list[dict[str, Any]]:
     """Games/s and deals/s of ``play_chunk`` (kernels only, no I/O), best of ``repeats``, per policy and threads."""
     from simcore import api
 
     indices = np.arange(games, dtype=np.int64)
     rows = []
     for policy in POLICIES:
-        config = make_config(policy, games)
+        config = make_config(policy, games, variant)
         api.play_chunk(config, indices[:1000])  # load the kernels and start the thread pool outside the timing
-        for threads in available_threads():
+        for threads in threads_list or available_threads():
             api.set_threads(threads)
             best, deals = float("inf"), 0
             for _ in range(repeats):
@@ -149,6 +153,8 @@ def measure_throughput(games: int, repeats: int) -> list[dict[str, Any]]:
                 deals = int(out.n_deals.sum())
             rows.append(
                 {
+                    "variant": variant,
+                    "players": config.players,
                     "policy": policy,
                     "threads": threads,
                     "games": games,
@@ -161,6 +167,12 @@ def measure_throughput(games: int, repeats: int) -> list[dict[str, Any]]:
             )
     api.set_threads(None)
     return rows
+
+
+def measure_games(games: int, repeats: int) -> list[dict[str, Any]]:
+    """The other three games on all threads, for the comparison with Scopa (issue: within a factor 3)."""
+    threads = [max(available_threads())]
+    return [row for variant in OTHER_VARIANTS for row in measure_throughput(games, repeats, variant, threads)]
 
 
 def available_threads() -> list[int]:
@@ -256,7 +268,26 @@ def target_rows(results: dict[str, Any]) -> list[list[str]]:
             "",
         ),
     ]
+    scopa = all_cores["deals_per_s_per_core"]
+    for row in results["games"]:
+        if row["policy"] == "greedy":
+            floor = scopa / TARGET_GAME_FACTOR
+            checks.append(
+                (
+                    f"{row['variant']} ({row['players']}p) greedy deals/s per core",
+                    f">= {fmt(floor)}",
+                    fmt(row["deals_per_s_per_core"]),
+                    row["deals_per_s_per_core"] >= floor,
+                    "",
+                )
+            )
     return [[name, target, value + mark, ("PASS" if ok else "FAIL") + mark] for name, target, value, ok, mark in checks]
+
+
+def _scopa_rate(results: dict[str, Any], policy: str) -> float:
+    """Scopa's deals/s per core with ``policy`` on the most threads measured."""
+    rows = [r for r in results["throughput"] if r["policy"] == policy]
+    return max(rows, key=lambda r: r["threads"])["deals_per_s_per_core"]
 
 
 def report(results: dict[str, Any]) -> None:
@@ -279,7 +310,7 @@ def report(results: dict[str, Any]) -> None:
         ],
     )
     print_table(
-        f"Throughput of play_chunk (kernels only, best of {results['repeats']})",
+        f"Scopa, 2 players: throughput of play_chunk (kernels only, best of {results['repeats']})",
         ["policies", "threads", "games", "games/s", "deals/s", "deals/s per core"],
         [
             [
@@ -291,6 +322,22 @@ def report(results: dict[str, Any]) -> None:
                 fmt(r["deals_per_s_per_core"]),
             ]
             for r in results["throughput"]
+        ],
+    )
+    print_table(
+        f"Every game, self-play on {max(available_threads())} threads (kernels only, best of {results['repeats']})",
+        ["game", "players", "policies", "games/s", "deals/s", "deals/s per core", "vs scopa"],
+        [
+            [
+                r["variant"],
+                r["players"],
+                f"{r['policy']}/{r['policy']}",
+                fmt(r["games_per_s"]),
+                fmt(r["deals_per_s"]),
+                fmt(r["deals_per_s_per_core"]),
+                f"{r['deals_per_s_per_core'] / _scopa_rate(results, r['policy']):.2f}x",
+            ]
+            for r in results["games"]
         ],
     )
     e2e = results["end_to_end"]
@@ -374,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         ("cli_warm_start", "warm start of the CLI", measure_cli_warm_start),
         ("memory", "peak memory", lambda: measure_peak_memory(memory_sizes)),
         ("throughput", "throughput", lambda: measure_throughput(chunk_games, repeats)),
+        ("games", "throughput of the other games", lambda: measure_games(chunk_games // 2, repeats)),
         ("end_to_end", "end-to-end simulate", lambda: measure_end_to_end(e2e_games)),
         ("reference", "reference engine", lambda: measure_reference(reference_games)),
     ]
