@@ -66,7 +66,7 @@ def simulate(
     api.set_threads(threads)
     out = out or default_out(config)
     writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
-    with Console(stderr=True).status("loading the kernels (the first run compiles them: about 15 s)", spinner="dots"):
+    with Console(stderr=True).status("loading the kernels (the first run compiles them: about 20 s)", spinner="dots"):
         api.warm_up(config)
     with render.progress_bar(config.games, quiet) as advance:
         try:
