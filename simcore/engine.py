@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, move_rules
@@ -16,6 +17,7 @@ from simcore.kernels.workspace import MOVES, decision_space_size
 from simcore.variants.base import KASZINO, Rules
 
 DEFAULT_DEAL_SLOTS = 16
+MOVE_BUFFER_FULL = 3  # ChunkOut.overflow code
 EVENTS_PER_DEAL = 64
 
 
@@ -68,6 +70,12 @@ def play(
         out,
         trace,
     )
+    if (out.overflow == MOVE_BUFFER_FULL).any():
+        game = int(games[np.argmax(out.overflow == MOVE_BUFFER_FULL)])
+        raise ConfigError(
+            f"game {game} reached a position with more than {rules.max_moves:,} legal moves (Kaszinó exchanges "
+            "without a value cap on a very large table); set max_sum (e.g. 13) or keep forced_capture=player"
+        )
     redo = np.flatnonzero(out.overflow)
     if len(redo) == 0:
         return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -143,3 +144,16 @@ def test_bad_rule_values_are_one_line_errors(variant, rule, message, tmp_path):
     result = runner.invoke(app, ["simulate", "-v", variant, "--rule", rule, "-o", tmp_path / "out"])
     assert result.exit_code == 1 and result.output == f"error: {message}" + result.output.split(message, 1)[1]
     assert result.output.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_move_buffer_overflow_is_a_clear_error_not_a_wrong_game():
+    """Kaszinó exchanges without a value cap can outgrow any buffer on a huge table: the run stops, named."""
+    from simcore import engine
+    from simcore.errors import ConfigError
+    from simcore.variants import kaszino
+
+    resolved = kaszino.SPEC.resolve({"max_sum": 0, "forced_capture": "none"})
+    small = kaszino.SPEC.compile(resolved)._replace(max_moves=50)  # a buffer far below this rule set's needs
+    with pytest.raises(ConfigError, match="more than 50 legal moves"):
+        engine.play(small, 1, np.arange(200), np.zeros(2, np.int64), np.zeros((2, 8)))
+    assert engine.play(small._replace(max_moves=10**5), 1, np.arange(200), np.zeros(2), np.zeros((2, 8))).winner.size

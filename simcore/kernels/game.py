@@ -1,6 +1,10 @@
-"""One deal and one whole game of the Scopa family, writing rows of a chunk's output arrays.
+"""One deal and one whole game of any of the four games, writing rows of a chunk's output arrays.
 
-Procedure (RULES.md A.2, A.5 and Part B section 4; the reference engine follows the same steps):
+Scopa, Skopa and Foracio share ``play_deal`` (one card per turn, seats in order, hands dealt in rounds), driven
+by ``Rules`` flags: rank-only court captures, Foracio's ace and same-suit points, valued scope, mid-deal
+declarations. Kaszinó's turn structure is its own (``play_deal_kaszino``: exchanges, double moves after a tábla,
+waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and Part B; the reference engines
+in ``simcore.reference`` follow the same steps):
 
 * Streams: stream 0 deals (first dealer, then one shuffle per deal or redeal), stream ``1 + seat`` is the
   seat's policy stream. The first dealer is ``bounded(players)``; deal ``d`` is dealt by
@@ -8,8 +12,9 @@ Procedure (RULES.md A.2, A.5 and Part B section 4; the reference engine follows 
 * Shuffle: the pack's card ids in ascending order, then Fisher-Yates from the top (``j = bounded(i + 1)`` for
   ``i = n-1 .. 1``). Hands come first from the shuffled array, in playing order from the leader, then the table,
   then later rounds' hands in the same order (RULES.md 0.2.5).
-* A capture that empties the table is a sweep, except with the deal's last card unless ``last_play_sweep``.
-  The table left at the end goes to the last capturer's side; if nobody captured it stays unscored.
+* A capture that empties the table is a sweep, except with the deal's last card unless ``last_play_sweep``
+  (and never with Foracio's ace). The table left at the end goes to the last capturer's side; if nobody captured
+  it stays unscored. A mid-deal win ends the game after the play that secured it, with no residue.
 
 Trace events are written only when ``ev_slot >= 0`` (``scopasim trace``); one int64 row per event:
 ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` constants).
