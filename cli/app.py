@@ -17,7 +17,7 @@ try:  # Typer vendors click from 0.24 on; before that it depends on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cli.commands import replay, rules, simulate, trace, variants
+from cli.commands import replay, rules, simulate, tournament, trace, variants
 from simcore.errors import ScopasimError
 
 
@@ -59,6 +59,7 @@ app = typer.Typer(
 )
 app.command("simulate")(simulate.simulate)
 app.command("trace")(trace.trace)
+app.command("tournament")(tournament.tournament)
 app.command("replay")(replay.replay)
 app.command("variants")(variants.variants)
 app.command("rules")(rules.rules)

@@ -57,7 +57,7 @@ def play_chunk(config: RunConfig, games: np.ndarray, trace: bool = False):
     from simcore import engine
     from simcore.policies import policy_arrays
 
-    ids, params = policy_arrays(config.policy_choices())
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
     return engine.play(config.compiled_rules(), config.seed, games, ids, params, trace=trace)
 
 

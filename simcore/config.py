@@ -55,7 +55,7 @@ class RunConfig:
             raise ConfigError(
                 f"{len(policies)} policies given for {n_players} players: give one policy, or one per seat"
             )
-        labels = tuple(parse_policy(p).label for p in policies)
+        labels = tuple(parse_policy(p, spec.name).label for p in policies)
         if isinstance(games, bool) or not isinstance(games, int) or games < 1:
             raise ConfigError(f"games must be a positive integer, got {games!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -76,7 +76,7 @@ class RunConfig:
         return self.spec.compile(self.rules)
 
     def policy_choices(self) -> list[PolicyChoice]:
-        return [parse_policy(p) for p in self.policies]
+        return [parse_policy(p, self.variant) for p in self.policies]
 
     @property
     def n_chunks(self) -> int:

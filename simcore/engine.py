@@ -13,7 +13,7 @@ from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
-from simcore.kernels.workspace import MOVES, decision_space_size
+from simcore.kernels.workspace import MOVES, move_space_size
 from simcore.variants.base import KASZINO, Rules
 
 DEFAULT_DEAL_SLOTS = 16
@@ -99,7 +99,7 @@ def merge_overflow(out: ChunkOut, again: ChunkOut, rows: np.ndarray) -> ChunkOut
 
 def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int, int]]:
     """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests)."""
-    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+    ps = np.zeros(move_space_size(rules.max_moves), np.int64)
     if rules.variant == KASZINO:
         n = exchange_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules), False)
     else:

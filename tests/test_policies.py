@@ -14,13 +14,13 @@ from simcore.kernels.game import MOVES_FAMILY, decide
 from simcore.kernels.moves import move_rules
 from simcore.kernels.workspace import DECK, GAME_STATE_SIZE, HANDS, MOVES, PILES, RNG, WEIGHT, decision_space_size
 from simcore.policies import POLICIES, parse_policy, policy_arrays
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM
+from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_POINTS, POLICY_RANDOM
 from simcore.rng import stream_state
 from simcore.variants.scopa import SPEC
 
 RULES = SPEC.compile(SPEC.resolve({}))
 SCALARS = move_rules(RULES)
-PARAMS = np.zeros((4, 8))
+PARAMS = np.zeros((4, 64))
 
 
 def fresh_spaces(hands: list[int], piles=(0, 0), seed: int = 1):
@@ -41,7 +41,7 @@ def play(ps, i):
 def test_registry_and_parameters():
     assert {"random", "greedy"} <= set(POLICIES)
     assert parse_policy("greedy").label == "greedy"
-    ids, params = policy_arrays([parse_policy("random"), parse_policy("greedy")])
+    ids, params = policy_arrays([parse_policy("random"), parse_policy("greedy")], SPEC.resolve({}))
     assert list(ids) == [POLICY_RANDOM, POLICY_GREEDY] and params.shape[0] == 2
     with pytest.raises(ConfigError, match="unknown policy"):
         parse_policy("minimax")
@@ -101,3 +101,89 @@ def test_hidden_cards_do_not_change_a_decision(policy):
             i = decide(gs, ps, 0, 0, mask_of(table), seen, len(unseen), 1, 4, SCALARS, policy, PARAMS, MOVES_FAMILY, 0)
             decisions.append((play(ps, i), ps[RNG + 1]))
         assert decisions[0] == decisions[1] == decisions[2]
+
+
+# ------------------------------------------------------------------------ point policies, every game
+
+POINT_POLICIES = [POLICY_POINTS, POLICY_DEFENSIVE, POLICY_LOOKAHEAD]
+
+
+def test_point_policy_parameters_follow_the_game():
+    assert parse_policy("points:settebello=3", "scopa").label == "points:settebello=3"
+    assert parse_policy("lookahead:samples=8,risk=0.5", "kaszino").params["samples"] == 8
+    with pytest.raises(ConfigError, match="unknown parameter 'settebello'"):
+        parse_policy("points:settebello=3", "kaszino")
+    with pytest.raises(ConfigError, match="must be a number"):
+        parse_policy("defensive:risk=high", "skopa")
+    with pytest.raises(ConfigError, match="samples must be between"):
+        parse_policy("lookahead:samples=0", "foracio")
+    rules = SPEC.resolve({})
+    _, params = policy_arrays([parse_policy("points", "scopa"), parse_policy("points:settebello=3", "scopa")], rules)
+    settebello = parse_mask("7d").bit_length() - 1
+    assert params[0, settebello] == pytest.approx(1.3) and params[1, settebello] == pytest.approx(3.3)  # + a seven
+
+
+def test_points_takes_the_settebello_over_more_cards():
+    table = parse_mask("7d 3c 4h")
+    gs, ps = fresh_spaces([parse_mask("7s"), 0])
+    _, params = policy_arrays([parse_policy("points", "scopa")] * 2, SPEC.resolve({}))
+    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_POINTS, params, MOVES_FAMILY, 0)
+    assert play(ps, i) == (parse_mask("7s"), parse_mask("7d"))
+    gs, ps = fresh_spaces([parse_mask("7s"), 0])
+    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_GREEDY, params, MOVES_FAMILY, 0)
+    assert play(ps, i) == (parse_mask("7s"), parse_mask("7d"))  # priority: greedy too must take the single 7
+
+
+def test_defensive_does_not_leave_an_easy_sweep():
+    """Trailing a 2 onto a lone 5 leaves 7 on the table (four sevens unseen); trailing the K leaves 15: no sweep."""
+    table = parse_mask("5c")
+    gs, ps = fresh_spaces([parse_mask("2h Kd"), parse_mask("Ac")])
+    _, params = policy_arrays([parse_policy("defensive", "scopa")] * 2, SPEC.resolve({}))
+    from simcore.kernels.game import fill_rule_info
+
+    fill_rule_info(ps, RULES)
+    gs[HANDS + 1] = parse_mask("Ac As Ah")
+    i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_DEFENSIVE, params, MOVES_FAMILY, 0)
+    assert play(ps, i) == (parse_mask("Kd"), 0)
+
+
+@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa"])
+@pytest.mark.parametrize("policy", ["points", "defensive", "lookahead"])
+def test_point_policies_cannot_see_hidden_cards(variant, policy):
+    """Redraw the other hands and the stock from the unseen cards: the same move and the same random stream."""
+    from simcore.kernels.game import MOVES_EXCHANGE, fill_rule_info
+    from simcore.kernels.workspace import TOTALS
+    from simcore.variants import get_variant
+
+    spec = get_variant(variant)
+    resolved = spec.resolve({})
+    rules = spec.compile(resolved)
+    scalars = move_rules(rules)
+    mode = MOVES_EXCHANGE if variant == "kaszino" else MOVES_FAMILY
+    _, params = policy_arrays([parse_policy(policy, variant)] * 4, resolved)
+    policy_id = POLICIES[policy].policy_id
+    rng = random.Random(8)
+    pack = cards_of(rules.pack)
+    hand_size = 13 if variant == "foracio" else rules.hand_size
+    for _ in range(60):
+        cards = rng.sample(pack, len(pack))
+        hand, table = cards[:hand_size], cards[hand_size : hand_size + rng.randint(0, 6)]
+        pile = cards[20:26]
+        unseen = cards[26:]
+        decisions = set()
+        for _variant in range(3):
+            rng.shuffle(unseen)
+            gs = np.zeros(GAME_STATE_SIZE, np.int64)
+            ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+            fill_rule_info(ps, rules)
+            ps[RNG + 1] = stream_state(1, 0, 1)
+            gs[HANDS] = mask_of(hand)
+            for seat in range(1, rules.players):
+                gs[HANDS + seat] = mask_of(unseen[3 * seat : 3 * seat + 3])
+            gs[PILES] = mask_of(pile)
+            gs[TOTALS : TOTALS + 2] = (3, 4)
+            seen = mask_of(table) | mask_of(pile)
+            args = (gs, ps, 0, 0, mask_of(table), seen, 10, 1, 4, scalars, policy_id, params, mode, 0)
+            i = decide(*args)
+            decisions.add((play(ps, i), int(ps[RNG + 1])))
+        assert len(decisions) == 1

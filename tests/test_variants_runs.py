@@ -155,5 +155,5 @@ def test_a_move_buffer_overflow_is_a_clear_error_not_a_wrong_game():
     resolved = kaszino.SPEC.resolve({"max_sum": 0, "forced_capture": "none"})
     small = kaszino.SPEC.compile(resolved)._replace(max_moves=50)  # a buffer far below this rule set's needs
     with pytest.raises(ConfigError, match="more than 50 legal moves"):
-        engine.play(small, 1, np.arange(200), np.zeros(2, np.int64), np.zeros((2, 8)))
-    assert engine.play(small._replace(max_moves=10**5), 1, np.arange(200), np.zeros(2), np.zeros((2, 8))).winner.size
+        engine.play(small, 1, np.arange(200), np.zeros(2, np.int64), np.zeros((2, 64)))
+    assert engine.play(small._replace(max_moves=10**5), 1, np.arange(200), np.zeros(2), np.zeros((2, 64))).winner.size

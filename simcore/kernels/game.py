@@ -36,9 +36,30 @@ from simcore.kernels.workspace import (
     DECK,
     GAME_STATE_SIZE,
     HANDS,
+    MAX_SAMPLES,
     MOVE_OVERFLOW,
     MOVES,
     PILES,
+    RI_ACE_ON_EMPTY,
+    RI_ACE_SWEEPS,
+    RI_CARDS_TARGET,
+    RI_COUNT_SUIT,
+    RI_COUNT_SUIT_TARGET,
+    RI_FORCED,
+    RI_LAST_SWEEP,
+    RI_MAX_HAND,
+    RI_MAX_SUM,
+    RI_PACK,
+    RI_PLAYERS,
+    RI_PRIORITY,
+    RI_RANK_ONLY,
+    RI_SAME_SUIT,
+    RI_SUM_MASK,
+    RI_SWEEP_MODE,
+    RI_SWEEP_POINTS,
+    RI_SWEEP_VALUE_BY_RANK,
+    RI_VALUE_BY_RANK,
+    RI_VARIANT,
     RNG,
     SAME_SUIT,
     SWEEP_PTS,
@@ -47,6 +68,7 @@ from simcore.kernels.workspace import (
     VIEW,
     WEIGHT,
     borrow,
+    seat_space,
 )
 from simcore.policies.kernels import choose
 from simcore.rng import bounded, stream_state
@@ -75,6 +97,8 @@ VIEW_SEAT, VIEW_SIDE, VIEW_HAND, VIEW_TABLE, VIEW_SEEN, VIEW_STOCK, VIEW_DEAL, V
 VIEW_PILES = 8  # + side: every side's capture pile (public: captured cards were seen face up)
 VIEW_TOTALS = 12  # + side: game totals before this deal
 VIEW_OPEN = 16  # the other hand when it is public (Kaszinó's last round), else 0
+VIEW_NEXT_COUNT = 17  # cards in the next player's hand
+VIEW_LAST = 18  # 1 if this is the deal's last play
 
 
 class ChunkOut(NamedTuple):
@@ -111,7 +135,7 @@ def new_scratch(rules):
     """Allocate one worker's scratch for ``rules``."""
     return Scratch(
         np.zeros(GAME_STATE_SIZE, np.int64),
-        np.zeros(MOVES + 2 * rules.max_moves, np.int64),
+        np.zeros(2 * (MOVES + 2 * rules.max_moves) + MAX_SAMPLES, np.int64),
         np.zeros((4, 16), np.int64),
         np.zeros(4, np.int64),
     )
@@ -198,10 +222,11 @@ def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, policy_id, p
     index of the chosen move in ``ps``.
     """
     hand = gs[HANDS + seat]
+    space = seat_space(ps)
     if mode == MOVES_FAMILY:
-        n_moves = legal_moves(ps, hand, table, rs)
+        n_moves = legal_moves(space, hand, table, rs)
     else:
-        n_moves = exchange_moves(ps, hand, table, rs, mode == MOVES_TRAIL)
+        n_moves = exchange_moves(space, hand, table, rs, mode == MOVES_TRAIL)
     ps[VIEW + VIEW_SEAT] = seat
     ps[VIEW + VIEW_SIDE] = side
     ps[VIEW + VIEW_HAND] = hand
@@ -211,6 +236,12 @@ def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, policy_id, p
     ps[VIEW + VIEW_DEAL] = deal_idx
     ps[VIEW + VIEW_PLAY] = t
     ps[VIEW + VIEW_OPEN] = open_hand
+    players = ps[RI_PLAYERS]
+    ps[VIEW + VIEW_NEXT_COUNT] = popcount(gs[HANDS + (seat + 1) % players])
+    in_hands = 0
+    for s in range(players):
+        in_hands += popcount(gs[HANDS + s])
+    ps[VIEW + VIEW_LAST] = stock == 0 and in_hands == 1
     for k in range(4):
         ps[VIEW + VIEW_PILES + k] = gs[PILES + k]
         ps[VIEW + VIEW_TOTALS + k] = gs[TOTALS + k]
@@ -394,6 +425,33 @@ def record_deal(slot, d, dealer, rules, out, s, partial):
 
 
 @kernel
+def fill_rule_info(ps, rules):
+    """Copy into the decision space the rules a policy may need: card weights, capture and sweep rules."""
+    for c in range(52):
+        ps[WEIGHT + c] = rules.card_weight[c]
+    ps[RI_PACK] = rules.pack
+    ps[RI_SUM_MASK] = rules.sum_mask
+    ps[RI_VALUE_BY_RANK] = rules.value_by_rank
+    ps[RI_RANK_ONLY] = rules.rank_only
+    ps[RI_PRIORITY] = rules.single_card_priority
+    ps[RI_SWEEP_MODE] = rules.sweep_mode
+    ps[RI_SWEEP_POINTS] = rules.sweep_points
+    ps[RI_SWEEP_VALUE_BY_RANK] = rules.sweep_value_by_rank
+    ps[RI_LAST_SWEEP] = rules.last_play_sweep
+    ps[RI_ACE_SWEEPS] = rules.ace_sweeps
+    ps[RI_SAME_SUIT] = rules.same_suit_bonus
+    ps[RI_FORCED] = rules.forced_capture
+    ps[RI_ACE_ON_EMPTY] = rules.ace_on_empty
+    ps[RI_MAX_SUM] = rules.max_sum
+    ps[RI_MAX_HAND] = rules.max_hand_cards
+    ps[RI_VARIANT] = rules.variant
+    ps[RI_PLAYERS] = rules.players
+    ps[RI_CARDS_TARGET] = rules.cards_target
+    ps[RI_COUNT_SUIT] = rules.count_suit
+    ps[RI_COUNT_SUIT_TARGET] = rules.count_suit_target
+
+
+@kernel
 def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     """Play game ``game`` of the run seeded ``seed`` and write row ``slot`` of ``out``."""
     gs, ps = borrow(s.gs), borrow(s.ps)
@@ -403,8 +461,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
         ps[RNG + 1 + seat] = stream_state(seed, game, 1 + seat)
     for side in range(4):
         gs[TOTALS + side] = 0
-    for c in range(52):
-        ps[WEIGHT + c] = rules.card_weight[c]
+    fill_rule_info(ps, rules)
     first_dealer = bounded(gs, DEAL_RNG, players)
     ps[MOVE_OVERFLOW] = 0
     ne = 0

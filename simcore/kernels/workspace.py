@@ -26,9 +26,12 @@ Decision space ``ps`` (int64 slots)::
     MOVE_OVERFLOW [1] set when a position has more legal moves than the buffer holds (Kaszinó without a cap)
     RNG     [8]      policy stream of seat s at RNG + 1 + s
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
+    RI_*    [20]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
     TCARDS  [16]     compressed table cards for the subset sums
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
+    --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
+    --- then SAMPLE [MAX_SAMPLES] sampled hidden hands
 """
 
 from __future__ import annotations
@@ -54,15 +57,60 @@ VIEW = 0
 MOVE_OVERFLOW = 23
 RNG = 24
 WEIGHT = 32
-TCARDS = 84
+RI_PACK = 84
+RI_SUM_MASK = 85
+RI_VALUE_BY_RANK = 86
+RI_RANK_ONLY = 87
+RI_PRIORITY = 88
+RI_SWEEP_MODE = 89
+RI_SWEEP_POINTS = 90
+RI_SWEEP_VALUE_BY_RANK = 91
+RI_LAST_SWEEP = 92
+RI_ACE_SWEEPS = 93
+RI_SAME_SUIT = 94
+RI_FORCED = 95
+RI_ACE_ON_EMPTY = 96
+RI_MAX_SUM = 97
+RI_MAX_HAND = 98
+RI_VARIANT = 99
+RI_PLAYERS = 100
+RI_CARDS_TARGET = 101
+RI_COUNT_SUIT = 102
+RI_COUNT_SUIT_TARGET = 103
+TCARDS = 104
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 100
+SUMS = 120
 MOVES = SUMS + (1 << SMALL_TABLE)
+MAX_SAMPLES = 256
+
+
+def move_space_size(max_moves: int) -> int:
+    """Slots of one move space (view, rules, subset sums, moves) for ``max_moves`` moves."""
+    return MOVES + 2 * max_moves
 
 
 def decision_space_size(max_moves: int) -> int:
-    """Slots a decision space needs for a variant whose move buffer holds ``max_moves`` moves."""
-    return MOVES + 2 * max_moves
+    """Slots of a whole decision space: the seat's move space, a reply space, and the samples."""
+    return 2 * move_space_size(max_moves) + MAX_SAMPLES
+
+
+@kernel
+def seat_space(ps):
+    """The seat's own move space of ``ps``: the move generators write the legal moves there."""
+    return ps[: (ps.shape[0] - MAX_SAMPLES) // 2]
+
+
+@kernel
+def reply_space(ps):
+    """The second move space of ``ps`` (same layout), for listing the replies to a candidate move."""
+    size = (ps.shape[0] - MAX_SAMPLES) // 2
+    return ps[size : 2 * size]
+
+
+@kernel
+def sample_base(ps):
+    """Offset of the sample slots of ``ps``."""
+    return ps.shape[0] - MAX_SAMPLES
 
 
 @intrinsic

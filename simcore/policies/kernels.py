@@ -10,10 +10,14 @@ from __future__ import annotations
 from simcore._jit import kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT
+from simcore.policies.heuristics import choose_lookahead, choose_points
 from simcore.rng import bounded
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
+POLICY_POINTS = 2
+POLICY_DEFENSIVE = 3
+POLICY_LOOKAHEAD = 4
 
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
@@ -54,4 +58,8 @@ def choose(ps, policy_id, params, n_moves, seat):
     """
     if policy_id == POLICY_GREEDY:
         return choose_greedy(ps, n_moves)
+    if policy_id in (POLICY_POINTS, POLICY_DEFENSIVE):
+        return choose_points(ps, params, seat, n_moves, policy_id == POLICY_DEFENSIVE)
+    if policy_id == POLICY_LOOKAHEAD:
+        return choose_lookahead(ps, params, seat, n_moves)
     return bounded(ps, RNG + 1 + seat, n_moves)

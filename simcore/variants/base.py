@@ -72,6 +72,11 @@ class Rules(NamedTuple):
     opening_tabla_points: int = 1  # Kaszino: tabla with the deal's first move taking the initial table
     last_round_open: int = 0  # Kaszino: both hands public in the deal's last round
     leader_last_capturer: int = 0  # Kaszino: the last capturer leads after the draw (else the non-dealer)
+    # For heuristics: a side holding ``cards_target`` cards has settled the cards category; ``count_suit`` (or
+    # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards.
+    cards_target: int = 99
+    count_suit: int = -1
+    count_suit_target: int = 99
 
 
 @dataclass(frozen=True)

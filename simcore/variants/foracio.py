@@ -141,6 +141,9 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
         all_five_bonus=int(r["all_five_bonus"]),
         mid_deal_out=int(r["declare"] == "immediate"),
         last_capture_breaks_tie=1,
+        cards_target=27,
+        count_suit=3 if majority else -1,
+        count_suit_target=7,
     )
 
 

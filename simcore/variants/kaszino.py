@@ -119,6 +119,9 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
         opening_tabla_points=int(r["opening_tabla_points"]),
         last_round_open=int(bool(r["last_round_open"])),
         leader_last_capturer=int(r["round_leader"] == "last_capturer"),
+        cards_target=27,
+        count_suit=3,
+        count_suit_target=7,
     )
 
 

@@ -118,6 +118,9 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
         card_weight=weight,
         n_categories=len(CATEGORIES),
         max_moves=3 * MAX_SUBSETS_ONE_SUM + 3,
+        cards_target=21,
+        count_suit=1,
+        count_suit_target=6,
     )
 
 

@@ -87,6 +87,9 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
         sweep_points=int(r["sweep_points"]),
         last_play_sweep=1,
         clubs_tie_each=int(r["clubs_tie"] == "each"),
+        cards_target=27,
+        count_suit=0,
+        count_suit_target=7,
     )
 
 

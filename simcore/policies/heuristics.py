@@ -1,0 +1,293 @@
+"""Heuristic policies that value moves in points: ``points``, ``defensive`` and ``lookahead``.
+
+All three read only the decision space ``ps`` (the seat's view, the legal moves, the rules of ``RI_*``) and the
+seat's row of float parameters, laid out as:
+
+    params[0:52]   points a card is worth to the side that takes it (from the game's scoring, see
+                   ``simcore.policies.weights``)
+    params[52]     points per card taken (the cards majority)
+    params[53]     weight of sweep points (scope, táblas) and of Foracio's same-suit points
+    params[54]     weight of the risk left on the table (defensive, lookahead)
+    params[55]     number of sampled opponent hands (lookahead)
+    params[56]     points per card of the counted suit (coins, spades, clubs)
+
+Majorities are valued at the margin: once a side holds enough cards (or cards of the counted suit) to settle that
+category (``Rules.cards_target``, ``count_suit_target``), more of them are worth nothing to anybody.
+
+* points: the points a move secures now: the cards it takes (their point values and count) and any sweep or
+  same-suit points. A trail is worth minus the point value of the card given to the table.
+* defensive: points minus the risk of the table it leaves to the next player: the chance that the next player
+  holds a card that sweeps it (from the cards this seat has not seen and the size of that player's hand), times
+  what the sweep would win, plus, for each valuable table card, the chance the next player can take it.
+* lookahead: points minus the expected best reply of the next player over hands sampled from the unseen cards
+  (one ply of expectation); the samples are drawn from the seat's own random stream and shared by all moves.
+"""
+
+from __future__ import annotations
+
+from simcore._jit import kernel
+from simcore.kernels.bits import lowest, popcount, suit_mask
+from simcore.kernels.captures import card_value
+from simcore.kernels.moves import exchange_moves, legal_moves
+from simcore.kernels.workspace import (
+    MAX_SAMPLES,
+    MOVES,
+    RI_ACE_ON_EMPTY,
+    RI_ACE_SWEEPS,
+    RI_CARDS_TARGET,
+    RI_COUNT_SUIT,
+    RI_COUNT_SUIT_TARGET,
+    RI_FORCED,
+    RI_LAST_SWEEP,
+    RI_MAX_HAND,
+    RI_MAX_SUM,
+    RI_PACK,
+    RI_PRIORITY,
+    RI_RANK_ONLY,
+    RI_SAME_SUIT,
+    RI_SUM_MASK,
+    RI_SWEEP_MODE,
+    RI_SWEEP_POINTS,
+    RI_SWEEP_VALUE_BY_RANK,
+    RI_VALUE_BY_RANK,
+    RI_VARIANT,
+    RNG,
+    VIEW,
+    reply_space,
+    sample_base,
+)
+from simcore.rng import bounded
+from simcore.variants.base import KASZINO
+
+P_PER_CARD = 52
+P_SWEEP = 53
+P_RISK = 54
+P_SAMPLES = 55
+P_SUIT = 56
+ACES = 0xF
+
+# view slots (simcore.kernels.game VIEW_*)
+V_HAND, V_TABLE, V_SEEN, V_PILES, V_OPEN, V_NEXT_COUNT, V_LAST = 2, 3, 4, 8, 16, 17, 18
+
+
+@kernel
+def points_of(params, seat, mask):
+    """Point value of the cards of a mask for the seat."""
+    total = 0.0
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        total += params[seat, c]
+    return total
+
+
+@kernel
+def sweep_points(ps, c):
+    """What a counted sweep made with card ``c`` scores."""
+    if ps[RI_SWEEP_MODE] == 0:
+        return ps[RI_SWEEP_POINTS]
+    return card_value(c, ps[RI_SWEEP_VALUE_BY_RANK])
+
+
+@kernel
+def unsettled(ps, suit, target):
+    """1.0 while no side holds ``target`` cards (of ``suit``, or of any suit when ``suit`` is -1), else 0.0."""
+    for side in range(4):
+        pile = ps[VIEW + V_PILES + side]
+        if suit >= 0:
+            pile &= suit_mask(suit)
+        if popcount(pile) >= target:
+            return 0.0
+    return 1.0
+
+
+@kernel
+def cards_points(ps, params, seat, cards):
+    """Point value of cards won: their own points, plus their share of the majorities still open."""
+    value = points_of(params, seat, cards)
+    value += params[seat, P_PER_CARD] * popcount(cards) * unsettled(ps, -1, ps[RI_CARDS_TARGET])
+    suit = ps[RI_COUNT_SUIT]
+    if suit >= 0:
+        counted = popcount(cards & suit_mask(suit))
+        value += params[seat, P_SUIT] * counted * unsettled(ps, suit, ps[RI_COUNT_SUIT_TARGET])
+    return value
+
+
+@kernel
+def move_points(ps, params, seat, play, take, table, last):
+    """Points a move secures now (see the module docstring)."""
+    if take == 0:
+        return -cards_points(ps, params, seat, play)
+    gained = cards_points(ps, params, seat, take | play)
+    if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
+        return gained  # Foracio's ace: no sweep, no same-suit points
+    c = lowest(play)
+    bonus = 0
+    if ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+        bonus += card_value(c, ps[RI_VALUE_BY_RANK])
+    if (table & ~take) == 0 and (not last or ps[RI_LAST_SWEEP] != 0):
+        bonus += sweep_points(ps, c)
+    return gained + params[seat, P_SWEEP] * bonus
+
+
+@kernel
+def can_take(ps, card, target):
+    """Whether ``card`` played alone could take exactly the cards ``target`` (a sweep of a table ``target``)."""
+    if ps[RI_ACE_SWEEPS] != 0 and (1 << card) & ACES:
+        return True
+    rank_nibble = 15 << ((card >> 2) << 2)
+    if (ps[RI_RANK_ONLY] >> card) & 1:
+        return popcount(target) == 1 and (target & rank_nibble) != 0
+    sum_mask, value_by_rank = ps[RI_SUM_MASK], ps[RI_VALUE_BY_RANK]
+    if (target & ~sum_mask) != 0 or ((sum_mask >> card) & 1) == 0:
+        return False
+    if ps[RI_PRIORITY] != 0 and popcount(target) > 1 and (target & rank_nibble) != 0:
+        return False  # an equal single card must be taken first
+    total = 0
+    rest = target
+    while rest != 0:
+        t = lowest(rest)
+        rest ^= 1 << t
+        total += card_value(t, value_by_rank)
+    if ps[RI_VARIANT] == KASZINO and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
+        return False
+    return total == card_value(card, value_by_rank)
+
+
+@kernel
+def chance_of_any(unseen_count, wanted, hand_count):
+    """Chance that a hand of ``hand_count`` cards drawn from ``unseen_count`` holds one of ``wanted`` cards."""
+    if wanted == 0 or hand_count == 0:
+        return 0.0
+    if unseen_count - wanted < hand_count:
+        return 1.0
+    miss = 1.0
+    for i in range(hand_count):
+        miss *= (unseen_count - wanted - i) / (unseen_count - i)
+    return 1.0 - miss
+
+
+@kernel
+def table_risk(ps, params, seat, table_after):
+    """Expected points the next player wins from the table a move leaves (see the module docstring)."""
+    hand_count = ps[VIEW + V_NEXT_COUNT]
+    if table_after == 0 or hand_count == 0:
+        return 0.0
+    unseen = ps[RI_PACK] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
+    n_unseen = popcount(unseen)
+    sweepers = 0
+    sweep_value = 0.0
+    rest = unseen
+    while rest != 0:
+        u = lowest(rest)
+        rest ^= 1 << u
+        if can_take(ps, u, table_after):
+            sweepers += 1
+            if not (ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES):
+                sweep_value += sweep_points(ps, u)
+    risk = 0.0
+    if sweepers > 0:
+        value = cards_points(ps, params, seat, table_after) + params[seat, P_SWEEP] * sweep_value / sweepers
+        risk += chance_of_any(n_unseen, sweepers, hand_count) * value
+    rest = table_after
+    while rest != 0:
+        t = lowest(rest)
+        rest ^= 1 << t
+        worth = params[seat, t]
+        if worth > 0 and popcount(table_after) > 1:
+            takers = popcount(unseen & (15 << ((t >> 2) << 2)))
+            risk += chance_of_any(n_unseen, takers, hand_count) * worth
+    return risk
+
+
+@kernel
+def choose_points(ps, params, seat, n_moves, defensive):
+    """Best move by points now, minus (``defensive``) the risk it leaves on the table."""
+    table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
+    best, best_score = 0, -1e300
+    for i in range(n_moves):
+        play, take = ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1]
+        score = move_points(ps, params, seat, play, take, table, last)
+        if defensive:
+            after = table & ~take if take != 0 else table | play
+            score -= params[seat, P_RISK] * table_risk(ps, params, seat, after)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+@kernel
+def sample_hands(ps, seat, unseen, hand_count, samples):
+    """Draw ``samples`` hands of ``hand_count`` cards from ``unseen`` with the seat's stream (partial shuffle)."""
+    base = sample_base(ps)
+    n = 0
+    deck_start = base + samples  # the unseen cards, listed after the sample slots
+    rest = unseen
+    while rest != 0:
+        c = lowest(rest)
+        rest ^= 1 << c
+        ps[deck_start + n] = c
+        n += 1
+    for s in range(samples):
+        hand = 0
+        for k in range(min(hand_count, n)):
+            j = k + bounded(ps, RNG + 1 + seat, n - k)
+            ps[deck_start + k], ps[deck_start + j] = ps[deck_start + j], ps[deck_start + k]
+            hand |= 1 << ps[deck_start + k]
+        ps[base + s] = hand
+
+
+@kernel
+def best_reply(ps, params, seat, hand, table):
+    """The next player's best reply value (scored with this seat's weights) to ``table``."""
+    if hand == 0:
+        return 0.0
+    space = reply_space(ps)
+    rs = (
+        ps[RI_FORCED],
+        ps[RI_PRIORITY],
+        ps[RI_SUM_MASK],
+        ps[RI_VALUE_BY_RANK],
+        ps[RI_RANK_ONLY],
+        ps[RI_ACE_SWEEPS],
+        ps[RI_ACE_ON_EMPTY],
+        ps[RI_MAX_SUM],
+        ps[RI_MAX_HAND],
+    )
+    if ps[RI_VARIANT] == KASZINO:
+        n = exchange_moves(space, hand, table, rs, False)
+    else:
+        n = legal_moves(space, hand, table, rs)
+    best = -1e300
+    for i in range(n):
+        value = move_points(ps, params, seat, space[MOVES + 2 * i], space[MOVES + 2 * i + 1], table, False)
+        best = max(best, value)
+    return best
+
+
+@kernel
+def choose_lookahead(ps, params, seat, n_moves):
+    """Best move by points now minus the next player's expected best reply over sampled hands."""
+    table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
+    hand_count = ps[VIEW + V_NEXT_COUNT]
+    samples = max(1, min(int(params[seat, P_SAMPLES]), MAX_SAMPLES - 52))
+    unseen = ps[RI_PACK] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
+    open_hand = ps[VIEW + V_OPEN]
+    if open_hand != 0:  # the next hand is public: no need to guess it
+        samples = 1
+        ps[sample_base(ps)] = open_hand
+    elif hand_count > 0 and n_moves > 1:
+        sample_hands(ps, seat, unseen, hand_count, samples)
+    best, best_score = 0, -1e300
+    for i in range(n_moves):
+        play, take = ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1]
+        score = move_points(ps, params, seat, play, take, table, last)
+        if hand_count > 0 and n_moves > 1 and not last:
+            after = table & ~take if take != 0 else table | play
+            reply = 0.0
+            for s in range(samples):
+                reply += best_reply(ps, params, seat, ps[sample_base(ps) + s], after)
+            score -= params[seat, P_RISK] * reply / samples
+        if score > best_score:
+            best, best_score = i, score
+    return best

@@ -1,0 +1,73 @@
+"""Default point weights of the ``points``, ``defensive`` and ``lookahead`` policies, per game.
+
+Each weight is in deal points: what taking one such card is worth on average to the side that takes it. A
+majority worth P points over a pack where about N cards settle it is worth about P / N per card (Scopa: 1 point
+for most of 40 cards, so 0.05 per card; coins: 1 point for most of 10, so 0.2 per coin). Single scoring cards
+are worth their points (the settebello 1, Kaszinó's big casino 2). The primiera weights approximate each
+rank's share of the primiera point. Users override any of them: ``--policy points:settebello=3``.
+
+``card_points`` turns the named weights into the per-card vector the kernels read (``params[0:52]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simcore.cards import CARD_RANK, CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SPADES, card_id
+
+COMMON = {"sweep": 1.0, "risk": 1.0, "samples": 16.0}
+
+WEIGHTS: dict[str, dict[str, float]] = {
+    "scopa": {"card": 0.05, "coin": 0.2, "settebello": 1.0, "seven": 0.3, "six": 0.15, "ace": 0.1, "napola": 0.3},
+    "kaszino": {"card": 0.11, "spade": 0.28, "ace": 1.0, "little_casino": 1.0, "big_casino": 2.0},
+    "foracio": {
+        "card": 0.074,
+        "spade": 1.0,
+        "two_spades": 1.0,
+        "jack_spades": 1.0,
+        "ten_diamonds": 1.0,
+        "napoletana": 0.5,
+    },
+    "skopa": {"card": 0.077, "club": 0.14, "two_clubs": 1.0, "ten_diamonds": 1.0},
+}
+
+
+def defaults(variant: str) -> dict[str, float]:
+    """Every parameter of the point policies for a game, with its default."""
+    return {**WEIGHTS[variant], **COMMON}
+
+
+SUIT_WEIGHT = {"scopa": "coin", "kaszino": "spade", "foracio": "spade", "skopa": "club"}
+
+
+def suit_weight(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> float:
+    """Points per card of the suit whose count scores (valued by the kernels only while still open)."""
+    if variant == "foracio" and rules["spade_element"] != "majority":
+        return 0.0
+    weight = weights[SUIT_WEIGHT[variant]]
+    return weight / 7 if variant == "foracio" else weight
+
+
+def _card_value(variant: str, w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    rank, suit = int(CARD_RANK[c]), int(CARD_SUIT[c])
+    if variant == "scopa":
+        value = w["settebello"] * (c == card_id(7, DIAMONDS))
+        value += {7: w["seven"], 6: w["six"], 1: w["ace"]}.get(rank, 0.0)
+        return value + w["napola"] * (bool(rules["napola"]) and suit == DIAMONDS and rank <= 3)
+    if variant == "kaszino":
+        value = w["ace"] * (rank == 1)
+        return value + w["little_casino"] * (c == card_id(2, SPADES)) + w["big_casino"] * (c == card_id(10, DIAMONDS))
+    if variant == "foracio":
+        value = w["spade"] * (c == card_id(7, SPADES)) * (rules["spade_element"] != "majority")
+        value += w["two_spades"] * (c == card_id(2, SPADES)) + w["jack_spades"] * (c == card_id(11, SPADES))
+        return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS)) + w["napoletana"] * (rank <= 3)
+    value = w["two_clubs"] * (c == card_id(2, CLUBS))
+    return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
+
+
+def card_points(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> np.ndarray:
+    """Points each card is worth to the side that takes it, for the kernels (float64[52])."""
+    return np.array([_card_value(variant, weights, rules, c) for c in range(N_CARDS)], dtype=np.float64)
