@@ -175,6 +175,23 @@ def measure_games(games: int, repeats: int) -> list[dict[str, Any]]:
     return [row for variant in OTHER_VARIANTS for row in measure_throughput(games, repeats, variant, threads)]
 
 
+def measure_policies(games: int) -> list[dict[str, Any]]:
+    """Decisions per second of each policy in 2-player Scopa self-play on all threads (kernels only)."""
+    from simcore import api
+    from simcore.policies import POLICIES
+
+    indices = np.arange(games, dtype=np.int64)
+    rows = []
+    for policy in POLICIES:
+        config = make_config(policy, games)
+        api.play_chunk(config, indices[:200])
+        start = time.perf_counter()
+        out = api.play_chunk(config, indices)
+        seconds = time.perf_counter() - start
+        rows.append({"policy": policy, "games": games, "decisions_per_s": int(out.n_plays.sum()) / seconds})
+    return rows
+
+
 def available_threads() -> list[int]:
     """The thread counts of :data:`THREADS` that Numba allows on this machine."""
     import numba
@@ -340,6 +357,11 @@ def report(results: dict[str, Any]) -> None:
             for r in results["games"]
         ],
     )
+    print_table(
+        f"Policies: decisions per second, 2-player Scopa self-play on {max(available_threads())} threads",
+        ["policy", "games", "decisions/s"],
+        [[r["policy"], fmt(r["games"]), fmt(r["decisions_per_s"])] for r in results["policies"]],
+    )
     e2e = results["end_to_end"]
     print_table(
         "End to end: greedy simulate() with Parquet output, all threads",
@@ -422,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         ("memory", "peak memory", lambda: measure_peak_memory(memory_sizes)),
         ("throughput", "throughput", lambda: measure_throughput(chunk_games, repeats)),
         ("games", "throughput of the other games", lambda: measure_games(chunk_games // 2, repeats)),
+        ("policies", "decisions per second of each policy", lambda: measure_policies(chunk_games // 4)),
         ("end_to_end", "end-to-end simulate", lambda: measure_end_to_end(e2e_games)),
         ("reference", "reference engine", lambda: measure_reference(reference_games)),
     ]
