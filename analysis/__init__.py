@@ -1,18 +1,47 @@
 """Statistics of finished runs, read from their Parquet folders.
 
 Kept apart from ``simcore`` so that analysing results never loads Numba or the kernels: importing this package
-costs pandas, pyarrow and scipy only, and works on a machine that only has the result files.
+costs pandas and pyarrow only (scipy, statsmodels and matplotlib are imported by the functions that use them),
+and works on a machine that only has the result files.
+
+- ``load``: :func:`load_run`, :func:`load_runs` and the :class:`Run` they return.
+- ``stats``: win rates and the opening advantage (over games, by seat, side and policy pairing, per deal).
+- ``balance``: points per category, how games unfold, comparisons of two runs, convergence.
+- ``tables``: the tables of ``scopasim analyze``, for people (rich, Markdown) and machines (CSV, JSON).
+- ``plots`` and ``report``: matplotlib figures and the self-contained HTML page of ``scopasim report``.
+- ``precision``: the stopping rule of ``simulate --precision``.
 """
 
-from analysis.load import Run, load_run, seat_sides
-from analysis.stats import opening_advantage, points_per_deal, run_summary, seat_win_rates, win_rate
+from analysis.balance import category_distribution, category_table, compare_runs, convergence, game_shape
+from analysis.load import Run, load_run, load_runs, seat_sides
+from analysis.stats import (
+    deal_advantage,
+    mean_interval,
+    opening_advantage,
+    pairing_advantage,
+    points_per_deal,
+    run_summary,
+    seat_advantage,
+    seat_win_rates,
+    win_rate,
+)
 
 __all__ = [
     "Run",
+    "category_distribution",
+    "category_table",
+    "compare_runs",
+    "convergence",
+    "deal_advantage",
+    "game_shape",
     "load_run",
+    "load_runs",
+    "mean_interval",
     "opening_advantage",
+    "pairing_advantage",
     "points_per_deal",
     "run_summary",
+    "seat_advantage",
     "seat_sides",
     "seat_win_rates",
     "win_rate",

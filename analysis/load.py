@@ -80,6 +80,39 @@ class Run:
         """``seat_side[seat]`` is the side index of ``seat``."""
         return seat_sides(self.players)
 
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The resolved rule set the run was played with."""
+        return dict(self.meta["rules"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.meta["seed"])
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the run ended before the games it asked for (``"precision"``), or None if it played them all."""
+        return self.manifest.get("stopped")
+
+    @property
+    def label(self) -> str:
+        """A short name for tables: the run folder's name."""
+        return self.path.name
+
+    def describe(self) -> dict[str, Any]:
+        """The run's metadata in one flat dict: folder, variant, players, policies, seed, games, rules, stop."""
+        return {
+            "run": str(self.path),
+            "variant": self.variant,
+            "players": self.players,
+            "policies": self.policies,
+            "seed": self.seed,
+            "games": len(self.games),
+            "games_requested": self.manifest.get("config", {}).get("games", self.meta.get("games")),
+            "stopped": self.stopped,
+            "rules": self.rules,
+        }
+
 
 def load_run(
     path: str | Path,
@@ -99,11 +132,15 @@ def load_run(
         Optional ``{"games": [...], "deals": [...]}``: read only these columns of a table (the others in full),
         to save memory on large runs. The summary functions need the full tables.
 
+    A run that ``simulate --precision`` stopped early is complete: its manifest lists the chunks it played,
+    ``games_written`` and ``stopped``, and only those chunks are read (games 0..n-1 of the requested ones).
+
     Raises
     ------
     OutputError
-        No manifest, a schema version this reader does not know, an incomplete run, or a part file that is
-        missing, unreadable or from another run (the message names it).
+        No manifest, a schema version this reader does not know, an incomplete run, a part file that is
+        missing, unreadable or from another run (the message names it), or a complete run whose part files do
+        not hold the ``games_written`` its manifest records.
     ValueError
         ``columns`` names a table or a column that does not exist.
     """
@@ -129,7 +166,19 @@ def load_run(
         frames[table], blob = _read_table(parts, table, manifest, columns.get(table))
         if table == "games":
             meta = blob
+    written = manifest.get("games_written")  # runs finished by this version record it (early stops included)
+    if manifest.get("complete") and written is not None and written != len(frames["games"]):
+        raise OutputError(
+            f"run {path}: its manifest records {written} games written, its part files hold {len(frames['games'])}"
+        )
     return Run(path=path, manifest=manifest, meta=meta, games=frames["games"], deals=frames["deals"])
+
+
+def load_runs(paths: Sequence[str | Path], **kwargs: Any) -> list[Run]:
+    """:func:`load_run` for each folder, in order (the same keyword arguments for all)."""
+    if not paths:
+        raise ValueError("no run folders given")
+    return [load_run(p, **kwargs) for p in paths]
 
 
 def _read_table(

@@ -142,3 +142,148 @@ def run_summary(run: Run, level: float = 0.95) -> dict[str, Any]:
         "deals": n_deals,
         "mean_deals_per_game": n_deals / n_games if n_games else math.nan,
     }
+
+
+def mean_interval(values: np.ndarray, level: float = 0.95, popmean: float = 0.0) -> dict[str, Any]:
+    """Mean of ``values`` with its Student t interval at ``level`` and the two-sided one-sample t test of
+    ``mean == popmean`` (``scipy.stats.ttest_1samp``).
+
+    Keys ``mean``, ``ci_low``, ``ci_high``, ``p_value``, ``n``, ``std``. With fewer than two values the interval
+    and test are NaN; with no spread at all the interval is the mean itself and ``p_value`` is 1 if the mean equals
+    ``popmean``, else 0 (scipy would warn and return NaN).
+    """
+    from scipy import stats
+
+    x = np.asarray(values, dtype=np.float64)
+    n = len(x)
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    mean = float(x.mean()) if n else math.nan
+    std = float(x.std(ddof=1)) if n >= 2 else math.nan
+    out = {"mean": mean, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan, "n": n, "std": std}
+    if n < 2:
+        return out
+    if np.all(x == x[0]):
+        return {**out, "ci_low": mean, "ci_high": mean, "p_value": 1.0 if mean == popmean else 0.0}
+    result = stats.ttest_1samp(x, popmean)
+    ci = result.confidence_interval(level)
+    return {**out, "ci_low": float(ci.low), "ci_high": float(ci.high), "p_value": float(result.pvalue)}
+
+
+def _opening_rows(run: Run, groups: list[tuple[str, str, np.ndarray]], level: float) -> list[dict[str, Any]]:
+    """Win-rate rows for (role, group, mask of games) triples: how often the role's side won those games."""
+    from scipy import stats
+
+    games = run.games
+    winner = games["winner"].to_numpy()
+    expected = 1.0 / run.n_sides
+    won = {
+        role: winner == run.seat_side[games[column].to_numpy()]
+        for role, column in (("first player", "first_player"), ("first dealer", "first_dealer"))
+    }
+    rows = []
+    for role, group, mask in groups:
+        wins, n = int(np.count_nonzero(won[role] & mask)), int(np.count_nonzero(mask))
+        p_value = float(stats.binomtest(wins, n, expected).pvalue) if n else math.nan
+        rows.append(
+            {"role": role, "group": group, **win_rate(wins, n, level), "expected": expected, "p_value": p_value}
+        )
+    return rows
+
+
+def seat_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """Opening advantage over games, overall and split by seat and side.
+
+    For each role (``first player``: the side of the seat that led the first deal; ``first dealer``: the side of
+    the seat that dealt it) and group (``all`` games; ``seat k``: games whose first player, or dealer, was seat
+    k; ``side k``, with 4 players only: games where that seat was on side k), the rate at which the role's side
+    won, its Wilson interval, and the exact two-sided binomial test of "no advantage" (rate = 1 / sides).
+    Columns ``role``, ``group``, ``wins``, ``games``, ``rate``, ``ci_low``, ``ci_high``, ``expected``, ``p_value``.
+    """
+    games = run.games
+    groups: list[tuple[str, str, np.ndarray]] = []
+    for role, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
+        seat = games[column].to_numpy()
+        groups.append((role, "all", np.ones(len(seat), dtype=bool)))
+        groups += [(role, f"seat {s}", seat == s) for s in range(run.players)]
+        if run.players == 4:  # otherwise a side is a seat
+            side = run.seat_side[seat]
+            groups += [(role, f"side {k}", side == k) for k in range(run.n_sides)]
+    return pd.DataFrame(_opening_rows(run, groups, level))
+
+
+def side_policies(run: Run) -> list[str]:
+    """Label of each side's policies: ``greedy``, or ``greedy+random`` when partners differ."""
+    return ["+".join(dict.fromkeys(run.policies[s] for s in seats)) for seats in run.meta["sides"]]
+
+
+def pairing_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """:func:`seat_advantage`'s ``all`` rows split by policy pairing.
+
+    ``pairing`` names the policies of the role's side first, then the other sides' (``random v greedy``: the side
+    that led the first deal played random against greedy). Self-play has a single pairing per role.
+    """
+    games = run.games
+    labels = side_policies(run)
+    groups: list[tuple[str, str, np.ndarray]] = []
+    for role, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
+        side = run.seat_side[games[column].to_numpy()]
+        by_pairing: dict[str, np.ndarray] = {}
+        for k in range(run.n_sides):
+            pairing = " v ".join([labels[k], *(labels[j] for j in range(run.n_sides) if j != k)])
+            mask = side == k
+            by_pairing[pairing] = by_pairing[pairing] | mask if pairing in by_pairing else mask
+        groups += [(role, pairing, mask) for pairing, mask in by_pairing.items()]
+    return pd.DataFrame(_opening_rows(run, groups, level)).rename(columns={"group": "pairing"})
+
+
+def deal_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """The opening advantage deal by deal and in the final score.
+
+    Rows (``measure``):
+
+    - ``points margin per deal``: the leading side's points minus the dealing side's, per deal (paired), with
+      its t interval and the one-sample t test of a zero mean;
+    - ``deals won by the leader``: among deals where the leading and dealing sides scored differently, the share
+      the leading side outscored the dealing side, with its Wilson interval and the binomial test against 1/2;
+    - ``final margin of the first player``: the first player's side's final total minus the best other side's,
+      per game, with its t interval and the t test of a zero mean.
+
+    Columns ``measure``, ``estimate``, ``ci_low``, ``ci_high``, ``n``, ``expected``, ``p_value``.
+    """
+    from scipy import stats
+
+    led_keys, led = _one_row_per_deal(run.deals, "led", ["points"])
+    dealt_keys, dealt = _one_row_per_deal(run.deals, "dealt", ["points"])
+    if not np.array_equal(led_keys, dealt_keys):
+        raise ValueError("the deals table must hold one leading and one dealing side per deal")
+    margin = led[:, 0] - dealt[:, 0]
+    rows = []
+    m = mean_interval(margin, level)
+    rows.append(_measure("points margin per deal", m["mean"], m, m["n"], 0.0, m["p_value"]))
+    decided = int(np.count_nonzero(margin))
+    wins = int(np.count_nonzero(margin > 0))
+    r = win_rate(wins, decided, level)
+    p_value = float(stats.binomtest(wins, decided, 0.5).pvalue) if decided else math.nan
+    rows.append(_measure("deals won by the leader", r["rate"], r, decided, 0.5, p_value))
+    games = run.games
+    totals = games[[f"total_{k}" for k in range(run.n_sides)]].to_numpy(np.float64, copy=True)
+    first = run.seat_side[games["first_player"].to_numpy()]
+    index = np.arange(len(games))
+    own = totals[index, first]
+    totals[index, first] = -np.inf
+    g = mean_interval(own - totals.max(axis=1), level)
+    rows.append(_measure("final margin of the first player", g["mean"], g, g["n"], 0.0, g["p_value"]))
+    return pd.DataFrame(rows)
+
+
+def _measure(name: str, estimate: float, ci: dict[str, Any], n: int, expected: float, p: float) -> dict[str, Any]:
+    return {
+        "measure": name,
+        "estimate": estimate,
+        "ci_low": ci["ci_low"],
+        "ci_high": ci["ci_high"],
+        "n": n,
+        "expected": expected,
+        "p_value": p,
+    }

@@ -17,7 +17,7 @@ try:  # Typer vendors click from 0.24 on; before that it depends on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cli.commands import replay, rules, simulate, tournament, trace, variants
+from cli.commands import analyze, balance, replay, report, rules, simulate, tournament, trace, variants
 from simcore.errors import ScopasimError
 
 
@@ -63,6 +63,9 @@ app.command("tournament")(tournament.tournament)
 app.command("replay")(replay.replay)
 app.command("variants")(variants.variants)
 app.command("rules")(rules.rules)
+app.command("analyze")(analyze.analyze)
+app.command("report")(report.report)
+app.command("balance")(balance.balance)
 
 
 def main() -> None:

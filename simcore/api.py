@@ -17,6 +17,9 @@ from simcore.config import RunConfig
 from simcore.errors import ConfigError
 
 ProgressFn = Callable[[int], None]
+# Called after each chunk with the run writer: a reason to stop early (a non-empty string, or True for "early"),
+# or a false value to go on.
+StopFn = Callable[[Any], str | bool | None]
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class RunResult:
     games_played: int  # in this call (less than ``games`` when resuming)
     elapsed: float
     resumed: bool
+    stopped: str | None = None  # why the run ended before ``config.games`` (``games`` is then the games written)
 
     @property
     def games_per_second(self) -> float:
@@ -73,11 +77,16 @@ def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: b
     return RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
 
 
-def run_chunks(writer, progress: ProgressFn | None = None) -> RunResult:
+def run_chunks(writer, progress: ProgressFn | None = None, stop: StopFn | None = None) -> RunResult:
     """Play the chunks a run folder still lacks, write them, and mark the run complete.
 
     ``progress`` is called with the number of games of each chunk written (first with the games already done
     when resuming, before any new work), so a progress bar can start where the run stands.
+
+    ``stop``, when given, is called with the writer after each chunk is written (its manifest then lists every
+    chunk done). A true result ends the run there: the manifest is marked complete with ``games_written`` (the
+    rows written) and ``stopped`` (the result if it is a string, else ``"early"``). A stop after the last chunk
+    ends nothing early and records no ``stopped``. Chunks run in order, so an early stop keeps games 0..n-1.
     """
     from simcore.results import deals_table, games_table
 
@@ -88,16 +97,29 @@ def run_chunks(writer, progress: ProgressFn | None = None) -> RunResult:
         progress(done_games)
     start = time.perf_counter()
     played = 0
-    for index in todo:
+    stopped: str | None = None
+    for k, index in enumerate(todo):
         games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
         result = play_chunk(config, games)
         writer.write_chunk(index, games_table(config, games, result), deals_table(config, games, result))
         played += len(games)
         if progress:
             progress(len(games))
+        reason = stop(writer) if stop is not None else None
+        if reason and k < len(todo) - 1:
+            stopped = reason if isinstance(reason, str) else "early"
+            break
     elapsed = time.perf_counter() - start
-    writer.finish({"elapsed_seconds": round(elapsed, 3), "games_per_second": round(played / max(elapsed, 1e-9))})
-    return RunResult(writer.path, config.games, played, elapsed, resumed=done_games > 0)
+    written = done_games + played
+    stats: dict[str, Any] = {
+        "elapsed_seconds": round(elapsed, 3),
+        "games_per_second": round(played / max(elapsed, 1e-9)),
+        "games_written": written,
+    }
+    if stopped:
+        stats["stopped"] = stopped
+    writer.finish(stats)
+    return RunResult(writer.path, written, played, elapsed, resumed=done_games > 0, stopped=stopped)
 
 
 def simulate(

@@ -456,7 +456,7 @@ def test_part_of_another_run_named(run_copy):
 def test_import_does_not_load_numba_or_kernels():
     code = (
         "import sys, analysis\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('numba', 'scipy')"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('numba', 'scipy', 'statsmodels', 'matplotlib')"
         " or m.startswith(('simcore.kernels', 'simcore.engine', 'simcore.results'))]\n"
         "print(bad)\n"
     )

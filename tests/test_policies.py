@@ -115,7 +115,7 @@ def test_point_policy_parameters_follow_the_game():
         parse_policy("points:settebello=3", "kaszino")
     with pytest.raises(ConfigError, match="must be a number"):
         parse_policy("defensive:risk=high", "skopa")
-    with pytest.raises(ConfigError, match="samples must be between"):
+    with pytest.raises(ConfigError, match="samples must be a whole number"):
         parse_policy("lookahead:samples=0", "foracio")
     rules = SPEC.resolve({})
     _, params = policy_arrays([parse_policy("points", "scopa"), parse_policy("points:settebello=3", "scopa")], rules)
@@ -186,4 +186,72 @@ def test_point_policies_cannot_see_hidden_cards(variant, policy):
             args = (gs, ps, 0, 0, mask_of(table), seen, 10, 1, 4, scalars, policy_id, params, mode, 0)
             i = decide(*args)
             decisions.add((play(ps, i), int(ps[RNG + 1])))
+        assert len(decisions) == 1
+
+
+@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa"])
+def test_mc_cannot_see_hidden_cards(variant):
+    """The Monte Carlo seat's move and random stream do not change when the hidden cards are redrawn.
+
+    A deal is stopped at the Monte Carlo seat's decision (``DEAL_NEED``); the other hands and the stock are then
+    permuted among themselves (the cards that seat has not seen, in the same hand sizes) before it decides.
+    """
+    from simcore.kernels.deal import DEAL_NEED, clear_deal, run_deal, start_deal
+    from simcore.kernels.game import fill_rule_info, new_scratch
+    from simcore.kernels.workspace import (
+        DEAL_RNG,
+        DS_DEAL,
+        DS_FIRST,
+        DS_LAST,
+        DS_N,
+        DS_PENDING,
+        DS_POS,
+        DS_SEEN,
+        DS_T,
+        DS_TABLE,
+        DS_TO_MOVE,
+    )
+    from simcore.policies.montecarlo import choose_mc
+    from simcore.variants import get_variant
+
+    spec = get_variant(variant)
+    resolved = spec.resolve({})
+    rules = spec.compile(resolved)
+    players = rules.players
+    events = np.zeros((1, 1, 7), np.int64)
+    rng = random.Random(6)
+    for game in range(4):
+        s = new_scratch(rules)
+        dealer = game % players
+        mc_seat = (dealer + 1) % players
+        policies = ["greedy"] * players
+        policies[mc_seat] = "mc:samples=4"
+        ids, params = policy_arrays([parse_policy(p, variant) for p in policies], resolved)
+        s.gs[DEAL_RNG] = stream_state(9, game, 0)
+        for seat in range(players):
+            s.ps[RNG + 1 + seat] = stream_state(9, game, 1 + seat)
+        fill_rule_info(s.ps, rules)
+        fill_rule_info(s.rollout_ps, rules)
+        table, pos, n, _, _ = start_deal(rules, s.gs, 0, dealer, events, -1, 0)
+        clear_deal(s.gs)
+        s.gs[DS_T], s.gs[DS_POS], s.gs[DS_N], s.gs[DS_TABLE], s.gs[DS_SEEN] = 0, pos, n, table, table
+        s.gs[DS_LAST], s.gs[DS_FIRST], s.gs[DS_DEAL], s.gs[DS_TO_MOVE], s.gs[DS_PENDING] = -1, mc_seat, 0, mc_seat, -1
+        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1)
+        assert status == DEAL_NEED
+        gs0, ps0 = s.gs.copy(), s.ps.copy()
+        others = [seat for seat in range(players) if seat != mc_seat]
+        decisions = set()
+        for _ in range(3):
+            s.gs[:], s.ps[:] = gs0, ps0
+            hidden = [c for seat in others for c in cards_of(int(gs0[HANDS + seat]))]
+            hidden += [int(c) for c in gs0[DECK + pos : DECK + n]]
+            rng.shuffle(hidden)
+            k = 0
+            for seat in others:
+                size = bin(int(gs0[HANDS + seat])).count("1")
+                s.gs[HANDS + seat] = mask_of(hidden[k : k + size])
+                k += size
+            s.gs[DECK + pos : DECK + n] = hidden[k:]
+            choice = choose_mc(rules, s, params, mc_seat, events)
+            decisions.add((int(choice), int(s.ps[RNG + 1 + mc_seat])))
         assert len(decisions) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,7 +13,10 @@ from rich.console import Console
 from cli import render
 from cli.options import Games, Players, Policies, RuleOpts, Seed, Threads, Variant, build_config, manifest_config
 from simcore.config import RunConfig
-from simcore.errors import OutputError
+from simcore.errors import ConfigError, OutputError
+
+if TYPE_CHECKING:
+    from analysis.precision import PrecisionStop
 
 DEFAULT_RESULTS = Path("results")
 
@@ -44,6 +47,14 @@ def simulate(
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run in --out.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            "--precision",
+            help="Stop once the 95% half-width of the first player's win rate is at most this (checked after each "
+            "chunk; --games is the cap).",
+        ),
+    ] = None,
 ) -> None:
     """Simulate games and write them to a run folder (games/, deals/ Parquet and manifest.json)."""
     from simcore import api
@@ -52,6 +63,8 @@ def simulate(
         raise OutputError("--resume needs --out: the run folder to finish")
     if resume and overwrite:
         raise OutputError("--resume and --overwrite exclude each other")
+    if precision is not None and not 0 < precision < 0.5:
+        raise ConfigError(f"--precision must be between 0 and 0.5 (exclusive), got {precision}")
     base = manifest_config(out) if resume else None
     config = build_config(
         variant=variant,
@@ -66,12 +79,29 @@ def simulate(
     api.set_threads(threads)
     out = out or default_out(config)
     writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
+    stop = None
+    if precision is not None:
+        from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
+
+        stop = PrecisionStop(precision)
     with Console(stderr=True).status("loading the kernels (the first run compiles them: about 20 s)", spinner="dots"):
         api.warm_up(config)
     with render.progress_bar(config.games, quiet) as advance:
         try:
-            result = api.run_chunks(writer, progress=advance)
+            result = api.run_chunks(writer, progress=advance, stop=stop)
         except KeyboardInterrupt:
             typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
             raise
     render.print_run_summary(Console(), config, result)
+    if stop is not None:
+        stop.update(writer)
+        typer.echo(precision_message(stop, result.stopped, config.games))
+
+
+def precision_message(stop: PrecisionStop, stopped: str | None, cap: int) -> str:
+    """Which criterion ended a ``--precision`` run, with the half-width it reached."""
+    reached = f"95% half-width of the first player's win rate {stop.half_width:.5f}"
+    if stopped:
+        return f"stopped by --precision: {reached} <= {stop.precision} after {stop.games:,} of {cap:,} games"
+    verdict = "<=" if stop.reached else ">"
+    return f"stopped by --games: all {cap:,} games played; {reached} {verdict} {stop.precision}"

@@ -19,10 +19,12 @@ Game state ``gs`` (int64 slots)::
     SAME_SUIT [4]    Foracio same-suit capture points of each side this deal
     DEAL_RNG  [1]    state of the deal stream
     DECK      [52]   the shuffled pack
+    DS_*      [16]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
+                     stop for a Monte Carlo decision and resume, and a rollout can continue a sampled copy
 
 Decision space ``ps`` (int64 slots)::
 
-    VIEW    [23]     what the seat to move may know (see simcore.kernels.game VIEW_*)
+    VIEW    [27]     what the seat to move may know (see simcore.kernels.game VIEW_*)
     MOVE_OVERFLOW [1] set when a position has more legal moves than the buffer holds (Kaszinó without a cap)
     RNG     [8]      policy stream of seat s at RNG + 1 + s
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
@@ -50,36 +52,50 @@ SWEEP_PTS = 16
 SAME_SUIT = 20
 DEAL_RNG = 24
 DECK = 28
-GAME_STATE_SIZE = DECK + 52
+DS_T = 80  # plays made in this deal
+DS_POS = 81  # next card of the deck
+DS_N = 82  # cards in the pack
+DS_TABLE = 83
+DS_SEEN = 84  # cards seen face up this deal
+DS_LAST = 85  # last capturer's seat, or -1
+DS_FIRST = 86  # seat that led the deal (Kaszinó: the non-dealer)
+DS_DEAL = 87  # deal index
+DS_TO_MOVE = 88  # Kaszinó: seat whose turn comes next
+DS_PENDING = 89  # Kaszinó: seat owed a double move, or -1
+DS_MOVER = 90  # Kaszinó: seat in the middle of a turn when the deal stopped
+DS_STEP = 91  # Kaszinó: step of that turn (0, or 1 in a double move)
+DS_DOUBLE = 92  # Kaszinó: 1 if that turn is a double move
+DS_OUT_SIDE = 93  # side that won mid-deal, or -1
+GAME_STATE_SIZE = 96
 
 # decision space
 VIEW = 0
-MOVE_OVERFLOW = 23
-RNG = 24
-WEIGHT = 32
-RI_PACK = 84
-RI_SUM_MASK = 85
-RI_VALUE_BY_RANK = 86
-RI_RANK_ONLY = 87
-RI_PRIORITY = 88
-RI_SWEEP_MODE = 89
-RI_SWEEP_POINTS = 90
-RI_SWEEP_VALUE_BY_RANK = 91
-RI_LAST_SWEEP = 92
-RI_ACE_SWEEPS = 93
-RI_SAME_SUIT = 94
-RI_FORCED = 95
-RI_ACE_ON_EMPTY = 96
-RI_MAX_SUM = 97
-RI_MAX_HAND = 98
-RI_VARIANT = 99
-RI_PLAYERS = 100
-RI_CARDS_TARGET = 101
-RI_COUNT_SUIT = 102
-RI_COUNT_SUIT_TARGET = 103
-TCARDS = 104
+MOVE_OVERFLOW = 27
+RNG = 28
+WEIGHT = 36
+RI_PACK = 88
+RI_SUM_MASK = 89
+RI_VALUE_BY_RANK = 90
+RI_RANK_ONLY = 91
+RI_PRIORITY = 92
+RI_SWEEP_MODE = 93
+RI_SWEEP_POINTS = 94
+RI_SWEEP_VALUE_BY_RANK = 95
+RI_LAST_SWEEP = 96
+RI_ACE_SWEEPS = 97
+RI_SAME_SUIT = 98
+RI_FORCED = 99
+RI_ACE_ON_EMPTY = 100
+RI_MAX_SUM = 101
+RI_MAX_HAND = 102
+RI_VARIANT = 103
+RI_PLAYERS = 104
+RI_CARDS_TARGET = 105
+RI_COUNT_SUIT = 106
+RI_COUNT_SUIT_TARGET = 107
+TCARDS = 108
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 120
+SUMS = 124
 MOVES = SUMS + (1 << SMALL_TABLE)
 MAX_SAMPLES = 256
 

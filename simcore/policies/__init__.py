@@ -16,10 +16,24 @@ import numpy as np
 
 from simcore.errors import ConfigError
 from simcore.policies import weights
-from simcore.policies.heuristics import P_PER_CARD, P_RISK, P_SAMPLES, P_SUIT, P_SWEEP
-from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_POINTS, POLICY_RANDOM
-
-MAX_PARAMS = 64
+from simcore.policies.heuristics import (
+    MAX_PARAMS,
+    P_EPSILON,
+    P_PER_CARD,
+    P_RISK,
+    P_ROLLOUT,
+    P_SAMPLES,
+    P_SUIT,
+    P_SWEEP,
+)
+from simcore.policies.kernels import (
+    POLICY_DEFENSIVE,
+    POLICY_GREEDY,
+    POLICY_LOOKAHEAD,
+    POLICY_MC,
+    POLICY_POINTS,
+    POLICY_RANDOM,
+)
 
 
 @dataclass(frozen=True)
@@ -30,10 +44,11 @@ class PolicySpec:
     policy_id: int
     doc: str
     weighted: bool = False
+    extra: tuple[tuple[str, float], ...] = ()
 
     def params(self, variant: str) -> dict[str, float]:
         """The parameters this policy accepts in ``variant``, with their defaults."""
-        return weights.defaults(variant) if self.weighted else {}
+        return (weights.defaults(variant) if self.weighted else {}) | dict(self.extra)
 
 
 POLICIES: dict[str, PolicySpec] = {
@@ -57,6 +72,14 @@ POLICIES: dict[str, PolicySpec] = {
             POLICY_LOOKAHEAD,
             "points minus the next player's expected best reply over hands sampled from the unseen cards",
             True,
+        ),
+        PolicySpec(
+            "mc",
+            POLICY_MC,
+            "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
+            "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive)",
+            True,
+            extra=(("samples", 24.0), ("epsilon", 0.1), ("rollout", 1.0)),
         ),
     )
 }
@@ -98,8 +121,12 @@ def parse_policy(text: str, variant: str = "scopa") -> PolicyChoice:
             params[key] = float(value)
         except ValueError:
             raise ConfigError(f"policy {name}: parameter {key} must be a number, got {value!r}") from None
-        if key == "samples" and not 1 <= params[key] <= 200:
-            raise ConfigError(f"policy {name}: samples must be between 1 and 200, got {value}")
+        if key == "samples" and not (1 <= params[key] <= 200 and params[key] == int(params[key])):
+            raise ConfigError(f"policy {name}: samples must be a whole number from 1 to 200, got {value}")
+        if key == "rollout" and params[key] not in (1, 2, 3):
+            raise ConfigError(f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {value}")
+        if key == "epsilon" and not 0 <= params[key] <= 1:
+            raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {value}")
     return PolicyChoice(spec, variant, params)
 
 
@@ -116,4 +143,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         params[seat, P_RISK] = c.params["risk"]
         params[seat, P_SAMPLES] = c.params["samples"]
         params[seat, P_SUIT] = weights.suit_weight(c.variant, c.params, rules)
+        if c.spec.policy_id == POLICY_MC:
+            params[seat, P_EPSILON] = c.params["epsilon"]
+            params[seat, P_ROLLOUT] = c.params["rollout"]
     return ids, params

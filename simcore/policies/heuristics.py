@@ -10,6 +10,8 @@ seat's row of float parameters, laid out as:
     params[54]     weight of the risk left on the table (defensive, lookahead)
     params[55]     number of sampled opponent hands (lookahead)
     params[56]     points per card of the counted suit (coins, spades, clubs)
+    params[57]     Monte Carlo rollouts: chance of a random move instead of the greedy one
+    params[58]     Monte Carlo rollouts: their policy (1 greedy with epsilon, 2 points, 3 defensive)
 
 Majorities are valued at the margin: once a side holds enough cards (or cards of the counted suit) to settle that
 category (``Rules.cards_target``, ``count_suit_target``), more of them are worth nothing to anybody.
@@ -59,11 +61,14 @@ from simcore.kernels.workspace import (
 from simcore.rng import bounded
 from simcore.variants.base import KASZINO
 
+MAX_PARAMS = 64
 P_PER_CARD = 52
 P_SWEEP = 53
 P_RISK = 54
 P_SAMPLES = 55
 P_SUIT = 56
+P_EPSILON = 57  # Monte Carlo: chance that a rollout move is random rather than greedy
+P_ROLLOUT = 58  # Monte Carlo: the rollouts' policy (1 greedy with epsilon, 2 points, 3 defensive)
 ACES = 0xF
 
 # view slots (simcore.kernels.game VIEW_*)

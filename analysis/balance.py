@@ -1,0 +1,377 @@
+"""Balance of a rule set: where the points come from, how games unfold, and how two rule sets differ.
+
+Everything is computed per deal or per game from the run's tables, with intervals from scipy and statsmodels:
+Student t for means (``scipy.stats.ttest_1samp``), Wilson for shares, Welch's t for a difference of means
+(``scipy.stats.ttest_ind(equal_var=False)``), and Newcombe's interval with the score (Miettinen–Nurminen) test
+for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
+``test_proportions_2indep``). Both libraries are imported inside the functions that use them.
+
+Two runs are treated as independent samples. Runs with the same seed shuffle game i's pack identically (the deal
+stream depends on the seed and the game only), so where the rules leave the deal alone their games are positively
+correlated and the independent-sample intervals are, if anything, conservative.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.load import Run
+from analysis.stats import _one_row_per_deal, mean_interval, win_rate
+
+#: Per-game and per-deal quantities of :func:`game_shape` (besides the mid-deal share), in display order.
+SHAPE_METRICS = (
+    "deals per game",
+    "plays per game",
+    "redeals per game",
+    "points per deal",
+    "sweeps per deal",
+    "margin of victory",
+)
+
+
+def deal_matrix(run: Run, columns: list[str]) -> np.ndarray:
+    """The deals table as an array ``[deal, side, column]`` (one row per deal, sides in order).
+
+    The writer emits the sides of a deal as consecutive rows in side order; anything else is sorted first.
+    """
+    deals = run.deals
+    n_sides = run.n_sides
+    if len(deals) % n_sides:
+        raise ValueError(f"the deals table has {len(deals)} rows, not a multiple of {n_sides} sides")
+    side = deals["side"].to_numpy()
+    expected = np.tile(np.arange(n_sides), len(deals) // n_sides)
+    if not np.array_equal(side, expected):
+        deals = deals.sort_values(["game", "deal", "side"], kind="stable")
+        if not np.array_equal(deals["side"].to_numpy(), expected):
+            raise ValueError("the deals table must hold exactly one row per deal and side")
+    values = deals[columns].to_numpy()
+    return values.reshape(len(deals) // n_sides, n_sides, len(columns))
+
+
+def category_table(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """Points per deal of each scoring category, by side, and how often the category is tied or taken whole.
+
+    Index: the variant's categories. Columns: ``side_k`` (mean points per deal of side k) and
+    ``side_k_half_width`` (half-width of its t interval at ``level``), ``per_deal`` (mean points awarded per
+    deal in the category, all sides together), ``tied`` (share of deals in which no side scores it: a tie for
+    "most cards"-like categories, a deal without sweeps for sweep categories), ``one_side`` (exactly one side
+    scores it: taken whole), ``shared`` (two or more sides score it, e.g. sweeps by both), ``max_side`` (the most
+    one side scored in a deal).
+    """
+    cats = run.categories
+    values = deal_matrix(run, cats)
+    rows = {}
+    for c, cat in enumerate(cats):
+        points = values[:, :, c]
+        scored = np.count_nonzero(points, axis=1)
+        row: dict[str, Any] = {}
+        for k in range(run.n_sides):
+            m = mean_interval(points[:, k], level)
+            row[f"side_{k}"] = m["mean"]
+            row[f"side_{k}_half_width"] = (m["ci_high"] - m["ci_low"]) / 2
+        row["per_deal"] = float(points.sum(axis=1).mean()) if len(points) else math.nan
+        row["tied"] = float(np.mean(scored == 0)) if len(points) else math.nan
+        row["one_side"] = float(np.mean(scored == 1)) if len(points) else math.nan
+        row["shared"] = float(np.mean(scored >= 2)) if len(points) else math.nan
+        row["max_side"] = int(points.max()) if len(points) else 0
+        rows[cat] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("category")
+
+
+def category_distribution(run: Run) -> pd.DataFrame:
+    """Long table of how many points each side scores per deal in each category.
+
+    Columns ``category``, ``side``, ``points`` (a value scored in a deal), ``deals`` (how many deals), ``share``
+    (of all deals); one row per value that occurs.
+    """
+    cats = run.categories
+    values = deal_matrix(run, cats)
+    n = len(values)
+    rows = []
+    for c, cat in enumerate(cats):
+        for k in range(run.n_sides):
+            points, counts = np.unique(values[:, k, c], return_counts=True)
+            rows += [
+                {"category": cat, "side": k, "points": int(p), "deals": int(q), "share": q / n}
+                for p, q in zip(points, counts, strict=True)
+            ]
+    return pd.DataFrame(rows, columns=["category", "side", "points", "deals", "share"])
+
+
+def shape_samples(run: Run) -> dict[str, np.ndarray]:
+    """The per-game or per-deal samples behind :data:`SHAPE_METRICS`, by metric name."""
+    games = run.games
+    per_deal = deal_matrix(run, ["points", "sweeps"]).sum(axis=1, dtype=np.int64)
+    totals = games[[f"total_{k}" for k in range(run.n_sides)]].to_numpy(np.float64)
+    winner = games["winner"].to_numpy().astype(np.int64)
+    decided = winner >= 0
+    index = np.flatnonzero(decided)
+    best = totals[index, winner[decided]]
+    others = totals[decided].copy()
+    others[np.arange(len(index)), winner[decided]] = -np.inf
+    return {
+        "deals per game": games["deals"].to_numpy(),
+        "plays per game": games["plays"].to_numpy(),
+        "redeals per game": games["redeals"].to_numpy(),
+        "points per deal": per_deal[:, 0],
+        "sweeps per deal": per_deal[:, 1],
+        "margin of victory": best - others.max(axis=1),
+    }
+
+
+def game_shape(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """How games unfold: deals and plays per game, redeals, points and sweeps per deal (all sides together),
+    margin of victory (winner's final total minus the best other side's), and the share of games decided in the
+    middle of a deal.
+
+    Index ``metric``; columns ``estimate`` (mean, or share), ``ci_low``, ``ci_high`` (t interval of the mean;
+    Wilson interval of the share), ``std``, ``p10``, ``median``, ``p90``, ``n`` (games or deals).
+    """
+    rows = {}
+    for name, sample in shape_samples(run).items():
+        m = mean_interval(sample, level)
+        q = np.percentile(sample, [10, 50, 90]) if len(sample) else [math.nan] * 3
+        rows[name] = {
+            "estimate": m["mean"],
+            "ci_low": m["ci_low"],
+            "ci_high": m["ci_high"],
+            "std": m["std"],
+            "p10": float(q[0]),
+            "median": float(q[1]),
+            "p90": float(q[2]),
+            "n": m["n"],
+        }
+    mid = run.games["mid_deal"].to_numpy()
+    r = win_rate(int(np.count_nonzero(mid)), len(mid), level)
+    rows["games decided mid-deal"] = {
+        "estimate": r["rate"],
+        "ci_low": r["ci_low"],
+        "ci_high": r["ci_high"],
+        "std": math.nan,
+        "p10": math.nan,
+        "median": math.nan,
+        "p90": math.nan,
+        "n": r["games"],
+    }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("metric")
+
+
+def _opening_counts(run: Run, column: str) -> tuple[int, int]:
+    games = run.games
+    side = run.seat_side[games[column].to_numpy()]
+    return int(np.count_nonzero(games["winner"].to_numpy() == side)), len(games)
+
+
+def rate_difference(
+    wins_a: int, n_a: int, wins_b: int, n_b: int, level: float = 0.95, value: float = 0.0
+) -> dict[str, float]:
+    """``rate_b - rate_a`` with Newcombe's hybrid score interval and the score (Miettinen–Nurminen) test of
+    ``rate_b - rate_a == value``, both from statsmodels (``confint_proportions_2indep``,
+    ``test_proportions_2indep``). Where the score test is undefined (both rates 0, or both 1) the
+    Agresti–Caffo test, which adds a pseudo-count, stands in."""
+    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+
+    if min(n_a, n_b) < 1:
+        return {"difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+    low, high = confint_proportions_2indep(wins_b, n_b, wins_a, n_a, method="newcomb", compare="diff", alpha=1 - level)
+    # statsmodels also computes the ratio p_b / p_a, which divides by zero when rate_a is 0: harmless here
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_value = test_proportions_2indep(wins_b, n_b, wins_a, n_a, value=value, method="score", compare="diff").pvalue
+        if not np.isfinite(p_value):
+            p_value = test_proportions_2indep(
+                wins_b, n_b, wins_a, n_a, value=value, method="agresti-caffo", compare="diff"
+            ).pvalue
+    return {
+        "difference": wins_b / n_b - wins_a / n_a,
+        "ci_low": float(low),
+        "ci_high": float(high),
+        "p_value": float(p_value),
+    }
+
+
+def mean_difference(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> dict[str, float]:
+    """``mean(b) - mean(a)`` with Welch's t interval and test (``scipy.stats.ttest_ind(equal_var=False)``)."""
+    from scipy import stats
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if min(len(a), len(b)) < 2:
+        return {"difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+    diff = float(b.mean() - a.mean())
+    constant_a, constant_b = bool(np.all(a == a[0])), bool(np.all(b == b[0]))
+    if constant_a and constant_b:  # no spread at all: scipy would warn and return NaN
+        return {"difference": diff, "ci_low": diff, "ci_high": diff, "p_value": 1.0 if diff == 0 else 0.0}
+    with warnings.catch_warnings():
+        if constant_a or constant_b:  # a variance of exactly 0 is right, whatever scipy's precision check says
+            warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
+        result = stats.ttest_ind(b, a, equal_var=False)
+        ci = result.confidence_interval(level)
+    return {"difference": diff, "ci_low": float(ci.low), "ci_high": float(ci.high), "p_value": float(result.pvalue)}
+
+
+def _leader_margin(run: Run) -> np.ndarray:
+    keys_l, led = _one_row_per_deal(run.deals, "led", ["points"])
+    keys_d, dealt = _one_row_per_deal(run.deals, "dealt", ["points"])
+    if not np.array_equal(keys_l, keys_d):
+        raise ValueError("the deals table must hold one leading and one dealing side per deal")
+    return led[:, 0] - dealt[:, 0]
+
+
+def compare_runs(a: Run, b: Run, level: float = 0.95) -> pd.DataFrame:
+    """What changes from run ``a`` to run ``b`` (two rule sets, say), each difference ``b - a`` with an interval
+    at ``level`` and a two-sided test of "no difference".
+
+    Rows (index ``metric``): the first player's and the first dealer's advantage (win rate of that side minus
+    1 / sides, so that runs with different numbers of sides compare; :func:`rate_difference` on the rates,
+    testing a difference of advantages of zero), the share of games decided mid-deal (same method), then means
+    with Welch's t: the leader's points margin per deal, :data:`SHAPE_METRICS`, and the points per deal (all
+    sides) of each category both runs score. Columns ``kind`` (``rate`` or ``mean``), ``a``, ``b``,
+    ``difference``, ``ci_low``, ``ci_high``, ``p_value``.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for label, column in (("first player advantage", "first_player"), ("first dealer advantage", "first_dealer")):
+        (wa, na), (wb, nb) = _opening_counts(a, column), _opening_counts(b, column)
+        ea, eb = 1.0 / a.n_sides, 1.0 / b.n_sides
+        d = rate_difference(wa, na, wb, nb, level, value=eb - ea)
+        shift = eb - ea  # the advantages differ by the rates' difference minus the expected rates' difference
+        rows[label] = {
+            "kind": "rate",
+            "a": wa / na - ea,
+            "b": wb / nb - eb,
+            "difference": d["difference"] - shift,
+            "ci_low": d["ci_low"] - shift,
+            "ci_high": d["ci_high"] - shift,
+            "p_value": d["p_value"],
+        }
+    mid_a, mid_b = a.games["mid_deal"].to_numpy(), b.games["mid_deal"].to_numpy()
+    d = rate_difference(int(mid_a.sum()), len(mid_a), int(mid_b.sum()), len(mid_b), level)
+    rows["games decided mid-deal"] = {"kind": "rate", "a": mid_a.mean(), "b": mid_b.mean(), **d}
+    samples_a = {"leader's margin per deal": _leader_margin(a), **shape_samples(a)}
+    samples_b = {"leader's margin per deal": _leader_margin(b), **shape_samples(b)}
+    cats = [c for c in a.categories if c in b.categories]
+    if cats:
+        per_a = deal_matrix(a, cats).sum(axis=1)
+        per_b = deal_matrix(b, cats).sum(axis=1)
+        for c, cat in enumerate(cats):
+            samples_a[f"{cat} per deal"] = per_a[:, c]
+            samples_b[f"{cat} per deal"] = per_b[:, c]
+    for name, xa in samples_a.items():
+        xb = samples_b[name]
+        rows[name] = {
+            "kind": "mean",
+            "a": float(np.mean(xa)),
+            "b": float(np.mean(xb)),
+            **mean_difference(xa, xb, level),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("metric")
+
+
+def convergence(run: Run, points: int = 200, level: float = 0.95) -> pd.DataFrame:
+    """The first player's win rate as games accumulate (in game order), with its Wilson band.
+
+    ``points`` sample sizes spaced evenly on a log scale from 100 games (or fewer, in a smaller run) to all of
+    them. Columns ``games``,
+    ``wins``, ``rate``, ``ci_low``, ``ci_high``, ``expected``.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    games = run.games.sort_values("game", kind="stable") if not run.games["game"].is_monotonic_increasing else run.games
+    side = run.seat_side[games["first_player"].to_numpy()]
+    won = np.cumsum(games["winner"].to_numpy() == side)
+    total = len(won)
+    if total == 0:
+        return pd.DataFrame(columns=["games", "wins", "rate", "ci_low", "ci_high", "expected"])
+    n = np.unique(np.geomspace(min(100, total), total, num=max(points, 2)).round().astype(np.int64))
+    wins = won[n - 1]
+    low, high = proportion_confint(wins, n, alpha=1 - level, method="wilson")
+    return pd.DataFrame(
+        {
+            "games": n,
+            "wins": wins,
+            "rate": wins / n,
+            "ci_low": low,
+            "ci_high": high,
+            "expected": 1.0 / run.n_sides,
+        }
+    )
+
+
+def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.DataFrame:
+    """One row per rule set of a balance grid: seat advantage, game shape and the change of the first player's
+    advantage from the first rule set (the baseline).
+
+    Columns: ``rule_set``, ``players``, ``games``, ``expected`` (1 / sides); for ``first_player`` and
+    ``first_dealer``: ``_rate``, ``_ci_low``, ``_ci_high``, ``_p`` (binomial test of no advantage);
+    ``leader_margin`` (points per deal, leading side minus dealing side) with ``_ci_low``, ``_ci_high``, ``_p``;
+    ``first_player_change`` (advantage minus the baseline's) with ``_ci_low``, ``_ci_high``, ``_p``; then the
+    mean of each :data:`SHAPE_METRICS` (spaces as underscores) with its ``_half_width``, and ``mid_deal_share``.
+    """
+    from analysis.stats import deal_advantage, seat_advantage
+
+    if len(runs) != len(labels) or not runs:
+        raise ValueError("give one label per run, and at least one run")
+    rows = []
+    for i, (run, label) in enumerate(zip(runs, labels, strict=True)):
+        adv = seat_advantage(run, level)
+        row: dict[str, Any] = {"rule_set": label, "players": run.players, "games": len(run.games)}
+        row["expected"] = 1.0 / run.n_sides
+        for role, prefix in (("first player", "first_player"), ("first dealer", "first_dealer")):
+            r = adv[(adv["role"] == role) & (adv["group"] == "all")].iloc[0]
+            row |= {
+                f"{prefix}_rate": r["rate"],
+                f"{prefix}_ci_low": r["ci_low"],
+                f"{prefix}_ci_high": r["ci_high"],
+                f"{prefix}_p": r["p_value"],
+            }
+        m = deal_advantage(run, level).set_index("measure").loc["points margin per deal"]
+        row |= {
+            "leader_margin": m["estimate"],
+            "leader_margin_ci_low": m["ci_low"],
+            "leader_margin_ci_high": m["ci_high"],
+            "leader_margin_p": m["p_value"],
+        }
+        if i == 0:
+            change = {"difference": 0.0, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+        else:
+            change = compare_runs(runs[0], run, level).loc["first player advantage"].to_dict()
+        row |= {
+            "first_player_change": change["difference"],
+            "first_player_change_ci_low": change["ci_low"],
+            "first_player_change_ci_high": change["ci_high"],
+            "first_player_change_p": change["p_value"],
+        }
+        shape = game_shape(run, level)
+        for name in SHAPE_METRICS:
+            key = name.replace(" ", "_")
+            row[key] = shape.loc[name, "estimate"]
+            row[f"{key}_half_width"] = (shape.loc[name, "ci_high"] - shape.loc[name, "ci_low"]) / 2
+        row["mid_deal_share"] = shape.loc["games decided mid-deal", "estimate"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def grid_categories(runs: list[Run], labels: list[str]) -> pd.DataFrame:
+    """Mean points awarded per deal (all sides together) by category (rows) and rule set (columns)."""
+    columns = {}
+    for run, label in zip(runs, labels, strict=True):
+        values = deal_matrix(run, run.categories).sum(axis=1)
+        columns[label] = pd.Series(values.mean(axis=0), index=run.categories)
+    return pd.DataFrame(columns).rename_axis("category")
+
+
+def grid_changes(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.DataFrame:
+    """:func:`compare_runs` of the baseline (first rule set) with each other rule set, in one long table with
+    leading columns ``rule_set`` and ``baseline``."""
+    frames = [
+        compare_runs(runs[0], run, level).reset_index().assign(rule_set=label, baseline=labels[0])
+        for run, label in zip(runs[1:], labels[1:], strict=True)
+    ]
+    if not frames:
+        return pd.DataFrame(columns=["rule_set", "baseline", "metric"])
+    df = pd.concat(frames, ignore_index=True)
+    return df[["rule_set", "baseline", *[c for c in df.columns if c not in ("rule_set", "baseline")]]]
