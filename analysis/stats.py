@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.load import Run
+from simcore.layout import part_name
 
 #: Per-deal quantities reported besides the variant's scoring categories.
 DEAL_EXTRAS = ("points", "sweeps", "cards_taken")
@@ -287,3 +288,47 @@ def _measure(name: str, estimate: float, ci: dict[str, Any], n: int, expected: f
         "expected": expected,
         "p_value": p,
     }
+
+
+def points_per_deal_streamed(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """``points_per_deal`` computed one deals part file at a time, for runs too large to hold in memory.
+
+    ``run`` may be loaded without its deals table (``load_run(path, columns={"deals": ["game"]})``): the part
+    files the manifest lists are read here one by one, and only sums and sums of squares are kept. A game's
+    deals all sit in one part (parts are chunks of games), so pairing by (game, deal) works part by part.
+    """
+    from scipy import stats
+
+    metrics = [*run.categories, *DEAL_EXTRAS]
+    sums = {key: np.zeros(len(metrics)) for key in ("led", "dealt", "diff", "diff_sq", "all")}
+    n = n_rows = 0
+    for index in sorted(run.manifest["chunks_done"]):
+        deals = pd.read_parquet(
+            run.path / "deals" / part_name(index), columns=["game", "deal", "led", "dealt", *metrics]
+        )
+        _, led = _one_row_per_deal(deals, "led", metrics)
+        _, dealt = _one_row_per_deal(deals, "dealt", metrics)
+        diff = led - dealt
+        sums["led"] += led.sum(axis=0)
+        sums["dealt"] += dealt.sum(axis=0)
+        sums["diff"] += diff.sum(axis=0)
+        sums["diff_sq"] += (diff * diff).sum(axis=0)
+        sums["all"] += deals[metrics].to_numpy(dtype=np.float64).sum(axis=0)
+        n += len(diff)
+        n_rows += len(deals)
+    mean_diff = sums["diff"] / n
+    if n >= 2:
+        variance = np.maximum(sums["diff_sq"] - n * mean_diff**2, 0.0) / (n - 1)
+        half_width = stats.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(variance / n)
+    else:
+        half_width = np.full(len(metrics), math.nan)
+    return pd.DataFrame(
+        {
+            "leader_side": sums["led"] / n,
+            "dealer_side": sums["dealt"] / n,
+            "all_sides": sums["all"] / n_rows,
+            "difference": mean_diff,
+            "half_width": half_width,
+        },
+        index=pd.Index(metrics, name="category"),
+    )

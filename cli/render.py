@@ -59,9 +59,11 @@ def _rate(row: Any) -> tuple[str, str]:
 
 def print_run_summary(console: Console, config: RunConfig, result: RunResult) -> None:
     """Win rates with 95% intervals, mean points per deal by category, speed and where the data went."""
-    from analysis import load_run, opening_advantage, points_per_deal, seat_win_rates
+    from analysis import load_run, opening_advantage, seat_win_rates
+    from analysis.stats import points_per_deal_streamed
 
-    run = load_run(result.path)
+    # The games table is small; the deals table is read part by part, so memory stays flat in the run's size.
+    run = load_run(result.path, columns={"deals": ["game"]})
     wins = Table(
         title="Win rates (95% Wilson intervals)",
         title_justify="left",
@@ -77,7 +79,7 @@ def print_run_summary(console: Console, config: RunConfig, result: RunResult) ->
         wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", *_rate(row), f"{row.p_value:.2g}")
     console.print(wins)
 
-    points = points_per_deal(run)
+    points = points_per_deal_streamed(run)
     table = Table(title="Mean points per deal", title_justify="left")
     table.add_column("category")
     for col in ("leader's side", "dealer's side", "difference", "any side"):
