@@ -84,7 +84,7 @@ def simulate(
         from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
 
         stop = PrecisionStop(precision)
-    with Console(stderr=True).status("loading the kernels (the first run compiles them: about 20 s)", spinner="dots"):
+    with Console(stderr=True).status("loading the kernels (the first run compiles them: about 40 s)", spinner="dots"):
         api.warm_up(config)
     with render.progress_bar(config.games, quiet) as advance:
         try:
