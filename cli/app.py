@@ -6,6 +6,7 @@ scopasim errors such as an unknown rule or an existing output (exit 1), interrup
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -68,6 +69,13 @@ app.command("report")(report.report)
 app.command("balance")(balance.balance)
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM ends a run like Ctrl-C: the chunk being written is finished or dropped, the manifest stays
+    incomplete, and ``--resume`` finishes the run."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Console-script entry point."""
+    signal.signal(signal.SIGTERM, _terminate)
     app()

@@ -227,16 +227,18 @@ class RunWriter:
         Readers go by the manifest, so a crash between the two renames leaves a part that no chunk claims; a
         resume rewrites it.
         """
-        finals = []
-        for name, table in (("games", games), ("deals", deals)):
-            meta = dict(table.schema.metadata or {})
-            meta[METADATA_KEY] = metadata_blob(self.config, name)
-            final = self.path / name / part_name(index)
-            tmp = final.with_name(f".{final.name}.tmp")
-            pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd", row_group_size=1 << 17)
-            finals.append((tmp, final))
-        for tmp, final in finals:
-            os.replace(tmp, final)
+        finals = [(self.path / name / part_name(index), table) for name, table in (("games", games), ("deals", deals))]
+        temps = [final.with_name(f".{final.name}.tmp") for final, _ in finals]
+        try:
+            for (final, table), tmp in zip(finals, temps, strict=True):
+                meta = dict(table.schema.metadata or {})
+                meta[METADATA_KEY] = metadata_blob(self.config, final.parent.name)
+                pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd", row_group_size=1 << 17)
+            for (final, _), tmp in zip(finals, temps, strict=True):
+                os.replace(tmp, final)
+        finally:  # an interruption (Ctrl-C, SIGTERM) leaves no half-written temporary file behind
+            for tmp in temps:
+                tmp.unlink(missing_ok=True)
         self.manifest["chunks_done"] = sorted({*self.manifest["chunks_done"], index})
         self._save()
 
