@@ -77,7 +77,9 @@ def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: b
     return RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
 
 
-def run_chunks(writer, progress: ProgressFn | None = None, stop: StopFn | None = None) -> RunResult:
+def run_chunks(
+    writer, progress: ProgressFn | None = None, stop: StopFn | None = None, cluster: str | None = None
+) -> RunResult:
     """Play the chunks a run folder still lacks, write them, and mark the run complete.
 
     ``progress`` is called with the number of games of each chunk written (first with the games already done
@@ -87,6 +89,8 @@ def run_chunks(writer, progress: ProgressFn | None = None, stop: StopFn | None =
     chunk done). A true result ends the run there: the manifest is marked complete with ``games_written`` (the
     rows written) and ``stopped`` (the result if it is a string, else ``"early"``). A stop after the last chunk
     ends nothing early and records no ``stopped``. Chunks run in order, so an early stop keeps games 0..n-1.
+
+    ``cluster`` (``local:N`` or ``tcp://host:port``) runs the chunks as Dask tasks (``simcore.executors``).
     """
     from simcore.results import deals_table, games_table
 
@@ -98,6 +102,14 @@ def run_chunks(writer, progress: ProgressFn | None = None, stop: StopFn | None =
     start = time.perf_counter()
     played = 0
     stopped: str | None = None
+    if cluster is not None:
+        from simcore.executors import run_on_cluster
+
+        if stop is not None:
+            raise ConfigError("--precision cannot be combined with --cluster (chunks finish out of order)")
+        run_on_cluster(writer, todo, cluster, progress)
+        played = config.games - done_games
+        todo = []
     for k, index in enumerate(todo):
         games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
         result = play_chunk(config, games)

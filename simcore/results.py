@@ -222,23 +222,32 @@ class RunWriter:
         return [i for i in range(self.config.n_chunks) if i not in done]
 
     def write_chunk(self, index: int, games: pa.Table, deals: pa.Table) -> None:
-        """Write both part files of a chunk under temporary names, rename both, then record the chunk as done.
+        """Write both part files of a chunk, then record the chunk as done in the manifest."""
+        self.write_parts(self.path, self.config, index, games, deals)
+        self.record_chunk(index)
+
+    @staticmethod
+    def write_parts(path: Path, config: RunConfig, index: int, games: pa.Table, deals: pa.Table) -> None:
+        """Write a chunk's two part files under temporary names, then rename both (a Dask worker calls this).
 
         Readers go by the manifest, so a crash between the two renames leaves a part that no chunk claims; a
-        resume rewrites it.
+        resume rewrites it. Names are deterministic, so a retried chunk rewrites the same files.
         """
-        finals = [(self.path / name / part_name(index), table) for name, table in (("games", games), ("deals", deals))]
+        finals = [(path / name / part_name(index), table) for name, table in (("games", games), ("deals", deals))]
         temps = [final.with_name(f".{final.name}.tmp") for final, _ in finals]
         try:
             for (final, table), tmp in zip(finals, temps, strict=True):
                 meta = dict(table.schema.metadata or {})
-                meta[METADATA_KEY] = metadata_blob(self.config, final.parent.name)
+                meta[METADATA_KEY] = metadata_blob(config, final.parent.name)
                 pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd", row_group_size=1 << 17)
             for (final, _), tmp in zip(finals, temps, strict=True):
                 os.replace(tmp, final)
         finally:  # an interruption (Ctrl-C, SIGTERM) leaves no half-written temporary file behind
             for tmp in temps:
                 tmp.unlink(missing_ok=True)
+
+    def record_chunk(self, index: int) -> None:
+        """Record a chunk whose part files are written as done (only the process that owns the run does this)."""
         self.manifest["chunks_done"] = sorted({*self.manifest["chunks_done"], index})
         self._save()
 

@@ -47,6 +47,10 @@ def simulate(
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run in --out.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+    ] = None,
     precision: Annotated[
         float | None,
         typer.Option(
@@ -77,6 +81,10 @@ def simulate(
         base=base,
     )
     api.set_threads(threads)
+    if cluster is not None:
+        from simcore.executors import parse_cluster
+
+        parse_cluster(cluster)
     out = out or default_out(config)
     writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
     stop = None
@@ -88,7 +96,7 @@ def simulate(
         api.warm_up(config)
     with render.progress_bar(config.games, quiet) as advance:
         try:
-            result = api.run_chunks(writer, progress=advance, stop=stop)
+            result = api.run_chunks(writer, progress=advance, stop=stop, cluster=cluster)
         except KeyboardInterrupt:
             typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
             raise

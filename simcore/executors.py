@@ -1,0 +1,97 @@
+"""Running a run's chunks on a Dask cluster: ``--cluster local:N`` (N worker processes here) or ``tcp://host:port``.
+
+A chunk is one task, a pure function of (run config, chunk index): the worker plays it and writes its two part
+files under their deterministic names, atomically (``RunWriter.write_parts``). Only this process writes the
+manifest, recording each chunk as its task completes. So a retried task (a worker died) rewrites the same files
+with the same bytes, no game is lost or written twice, and the result equals a single-process run row for row.
+For a real cluster the output folder must be on a filesystem every worker shares. Dask is an optional extra:
+``pip install 'scopasim[distributed]'``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simcore.errors import ConfigError
+
+INSTALL_HINT = "--cluster needs Dask: pip install 'scopasim[distributed]'"
+TASK_RETRIES = 3
+
+
+def parse_cluster(spec: str) -> tuple[str, Any]:
+    """``local:N`` -> ("local", N); ``tcp://host:port`` -> ("address", spec); anything else is a ConfigError."""
+    match = re.fullmatch(r"local:(\d+)", spec.strip())
+    if match:
+        workers = int(match.group(1))
+        if workers < 1:
+            raise ConfigError(f"--cluster {spec}: a local cluster needs at least 1 worker")
+        return "local", workers
+    if re.fullmatch(r"tcp://[^\s:/]+:\d+", spec.strip()):
+        return "address", spec.strip()
+    raise ConfigError(f"--cluster {spec!r}: expected local:N (N worker processes) or tcp://HOST:PORT")
+
+
+def play_and_write_chunk(config_dict: dict, index: int, out: str) -> int:
+    """The task of one chunk: play its games on one thread and write its part files; returns the index."""
+    from simcore import api
+    from simcore.config import RunConfig
+    from simcore.results import RunWriter, deals_table, games_table
+
+    config = RunConfig.from_dict(config_dict)
+    api.set_threads(1)  # one task per worker process: the cluster, not Numba, spreads the work
+    rng = config.chunk_range(index)
+    games = np.arange(rng.start, rng.stop, dtype=np.int64)
+    result = api.play_chunk(config, games)
+    RunWriter.write_parts(
+        Path(out), config, index, games_table(config, games, result), deals_table(config, games, result)
+    )
+    return index
+
+
+def connect(spec: str):
+    """A Dask client for ``spec`` (and the local cluster it started, if any)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError(INSTALL_HINT) from None
+    kind, value = parse_cluster(spec)
+    if kind == "local":
+        cluster = LocalCluster(n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster), cluster
+    try:
+        return Client(value, timeout=10), None
+    except OSError as exc:
+        raise ConfigError(f"--cluster {value}: cannot reach the scheduler ({exc})") from None
+
+
+def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
+    """Run the chunks ``todo`` of ``writer``'s run as Dask tasks, recording each in the manifest as it completes."""
+    from dask.distributed import as_completed
+
+    client, cluster = connect(spec)
+    try:
+        config = writer.config
+        futures = [
+            client.submit(
+                play_and_write_chunk,
+                config.to_dict(),
+                index,
+                str(writer.path.resolve()),
+                key=f"scopasim-{writer.path.resolve()}-{index}",
+                retries=TASK_RETRIES,
+            )
+            for index in todo
+        ]
+        for future in as_completed(futures):
+            index = future.result()
+            writer.record_chunk(index)
+            if progress:
+                progress(len(config.chunk_range(index)))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
