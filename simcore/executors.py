@@ -53,7 +53,7 @@ def play_and_write_chunk(config_dict: dict, index: int, out: str) -> int:
 
 
 def connect(spec: str):
-    """A Dask client for ``spec`` (and the local cluster it started, if any)."""
+    """A Dask client for ``spec``, and the local cluster it started (or None)."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -70,11 +70,12 @@ def connect(spec: str):
 
 def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
     """Run the chunks ``todo`` of ``writer``'s run as Dask tasks, recording each in the manifest as it completes."""
+    client, cluster = connect(spec)
     from dask.distributed import as_completed
 
-    client, cluster = connect(spec)
+    config = writer.config
+    futures = []
     try:
-        config = writer.config
         futures = [
             client.submit(
                 play_and_write_chunk,
@@ -91,6 +92,9 @@ def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
             writer.record_chunk(index)
             if progress:
                 progress(len(config.chunk_range(index)))
+    except BaseException:
+        client.cancel(futures)  # Ctrl-C: stop the remaining chunks; the manifest lists the ones recorded
+        raise
     finally:
         client.close()
         if cluster is not None:

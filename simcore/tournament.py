@@ -83,6 +83,7 @@ def run_tournament(
     threads: int | None = None,
     resume: bool = False,
     progress: Callable[[int], None] | None = None,
+    cluster: str | None = None,
 ) -> dict:
     """Play every seating into ``out`` (complete ones are kept when resuming); returns the index it wrote."""
     rules = dict(rules or {})
@@ -101,7 +102,7 @@ def run_tournament(
                 progress(games)
         else:
             writer = api.open_run(config, seating.path, resume=(seating.path / "manifest.json").exists())
-            api.run_chunks(writer, progress)
+            api.run_chunks(writer, progress, cluster=cluster)
         runs.append({"first": seating.first, "second": seating.second, "path": str(seating.path.relative_to(out))})
     index = {
         "variant": variant,

@@ -82,3 +82,18 @@ def test_cluster_option_on_the_command_line(tmp_path):
     assert len(pd.read_parquet(out / "games")) == 3000
     bad = runner.invoke(app, ["simulate", "--cluster", "local:zero", "-o", tmp_path / "x"])
     assert bad.exit_code == 1 and bad.output.startswith("error: --cluster") and not (tmp_path / "x").exists()
+
+
+def test_without_dask_cluster_says_how_to_install(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # as if the extra were not installed
+    result = CliRunner().invoke(app, ["simulate", "-n", "100", "-q", "--cluster", "local:1", "-o", tmp_path / "r"])
+    assert result.exit_code == 1 and "pip install 'scopasim[distributed]'" in result.output
+
+
+def test_tournament_on_a_cluster(tmp_path):
+    args = ["tournament", "--policies", "random,greedy", "-n", "600", "--seed", "1", "-q", "--cluster", "local:2"]
+    result = CliRunner().invoke(app, [*args, "-o", tmp_path / "t"])
+    assert result.exit_code == 0, result.output
+    assert "Bradley" in result.output

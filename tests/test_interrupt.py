@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["simulate", "--games", "400000", "--chunk-size", "10000", "--seed", "5", "--quiet"]
 
 
-def start(out: Path) -> subprocess.Popen:
+def start(out: Path, extra: tuple[str, ...] = ()) -> subprocess.Popen:
     code = "import sys; from cli.app import main; sys.argv = ['scopasim', *sys.argv[1:]]; main()"
     return subprocess.Popen(
-        [sys.executable, "-c", code, *ARGS, "--out", str(out)],
+        [sys.executable, "-c", code, *ARGS, *extra, "--out", str(out)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -44,10 +44,16 @@ def wait_for_chunks(out: Path, proc: subprocess.Popen, chunks: int = 2, timeout:
     raise AssertionError("the run did not start writing chunks")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_stops_the_run_and_resume_finishes_it(sig, tmp_path):
+@pytest.mark.parametrize(
+    "sig,extra",
+    [(signal.SIGINT, ()), (signal.SIGTERM, ()), (signal.SIGINT, ("--cluster", "local:2"))],
+    ids=["SIGINT", "SIGTERM", "SIGINT-cluster"],
+)
+def test_a_signal_stops_the_run_and_resume_finishes_it(sig, extra, tmp_path):
+    if extra:
+        pytest.importorskip("dask.distributed")
     out = tmp_path / "run"
-    proc = start(out)
+    proc = start(out, extra)
     wait_for_chunks(out, proc)
     sent = time.monotonic()
     proc.send_signal(sig)

@@ -126,6 +126,10 @@ def balance(
     games: Annotated[int, typer.Option("--games", "-n", help="Games per rule set.")] = DEFAULT_GAMES,
     seed: Seed = None,
     threads: Threads = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+    ] = None,
     rule: RuleOpts = None,
     out: Annotated[
         Path | None,
@@ -157,6 +161,10 @@ def balance(
     if plot is not None and (plot.is_dir() or not plot.parent.is_dir()):
         raise OutputError(f"--plot {plot}: give a PNG file in an existing folder")
     api.set_threads(threads)
+    if cluster is not None:
+        from simcore.executors import parse_cluster
+
+        parse_cluster(cluster)
     console = Console()
     console.print(f"balance of {variant}: {len(points)} rule sets x {games:,} games, seed {seed}, under {out}")
     for i, point in enumerate(points, 1):
@@ -169,7 +177,7 @@ def balance(
         api.warm_up(point.config)
         with render.progress_bar(point.config.games, quiet) as advance:
             try:
-                api.run_chunks(writer, progress=advance)
+                api.run_chunks(writer, progress=advance, cluster=cluster)
             except KeyboardInterrupt:
                 typer.echo(f"interrupted: run the same command again to resume {point.path}", err=True)
                 raise

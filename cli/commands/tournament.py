@@ -33,6 +33,10 @@ def tournament(
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted tournament in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+    ] = None,
 ) -> None:
     """Play every pairing of the policies in duplicate (same deals, seats swapped) and rate them."""
     import secrets
@@ -54,11 +58,15 @@ def tournament(
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or DEFAULT_RESULTS / f"tournament-{variant}-s{seed}-{stamp}"
     seatings = plan(variant, names, games, seed, rules, out)
+    if cluster is not None:
+        from simcore.executors import parse_cluster
+
+        parse_cluster(cluster)
     RunConfig.create(variant, rules=rules, games=games, seed=seed)  # every setting checked before any output
     with render.progress_bar(len(seatings) * games, quiet) as advance:
         index = run_tournament(
             variant, names, games=games, seed=seed, out=out, rules=rules, threads=threads, resume=resume,
-            progress=advance,
+            progress=advance, cluster=cluster,
         )  # fmt: skip
     index, runs = load_tournament(out)
     table = pairing_table(index, runs)
