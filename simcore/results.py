@@ -141,6 +141,7 @@ class RunWriter:
         self.path = path
         self.config = config
         self.manifest = manifest
+        self.damaged: list[Path] = []  # part files found unusable when resuming (their chunks are redone)
 
     @classmethod
     def open(cls, path: Path, config: RunConfig, *, overwrite: bool = False, resume: bool = False) -> RunWriter:
@@ -195,26 +196,31 @@ class RunWriter:
             diff = describe_diff(manifest["config"], config.to_dict())
             raise OutputError(f"cannot resume {path}: it was started with different settings ({diff})")
         writer = cls(path, config, manifest)
-        # a chunk counts as done only when both of its part files are there and readable
-        done = [i for i in manifest["chunks_done"] if writer._chunk_intact(i)]
+        # a chunk counts as done only when both of its part files are there, readable and of this run
+        for index in manifest["chunks_done"]:
+            writer.damaged += writer._damaged_parts(index)
+        done = [i for i in manifest["chunks_done"] if not writer._damaged_parts(i)]
         manifest["chunks_done"] = done
         writer._save()
         return writer
 
-    def _chunk_intact(self, index: int) -> bool:
-        """Both parts are readable, belong to this run and hold the chunk's games."""
+    def _damaged_parts(self, index: int) -> list[Path]:
+        """The part files of a chunk that are missing, unreadable, of another run, or short of games."""
         expected = json.loads(metadata_blob(self.config, "games"))
+        damaged = []
         for table in TABLES:
+            part = self.path / table / part_name(index)
             try:
-                meta = pq.read_metadata(self.path / table / part_name(index))
+                meta = pq.read_metadata(part)
                 blob = json.loads(meta.metadata[METADATA_KEY])
             except (OSError, KeyError, TypeError, ValueError, pa.ArrowInvalid):
-                return False
-            if any(blob.get(k) != expected[k] for k in ("variant", "rules", "policies", "seed", "games")):
-                return False
-            if table == "games" and meta.num_rows != len(self.config.chunk_range(index)):
-                return False
-        return True
+                damaged.append(part)
+                continue
+            if any(blob.get(k) != expected[k] for k in ("variant", "rules", "policies", "seed", "games")) or (
+                table == "games" and meta.num_rows != len(self.config.chunk_range(index))
+            ):
+                damaged.append(part)
+        return damaged
 
     @property
     def chunks_todo(self) -> list[int]:

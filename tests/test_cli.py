@@ -85,10 +85,12 @@ def test_resume_from_the_command_line(tmp_path):
     assert run(*args).exit_code == 0
     full = pd.read_parquet(out / "games")
     manifest = json.loads((out / "manifest.json").read_text())
-    manifest.update(complete=False, chunks_done=[0])
+    manifest.update(complete=False, chunks_done=[0, 1])
     (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "games" / "part-00001.parquet").write_bytes(b"truncated")  # a damaged part is named, then redone
     result = run("simulate", "--resume", "--out", out, "--quiet")
     assert result.exit_code == 0, result.output
+    assert f"warning: {out / 'games' / 'part-00001.parquet'} is damaged" in result.output
     pd.testing.assert_frame_equal(pd.read_parquet(out / "games"), full)
 
 

@@ -86,7 +86,9 @@ def test_resume_recomputes_a_damaged_part(tmp_path, baseline):
     manifest["complete"] = False
     (path / "manifest.json").write_text(json.dumps(manifest))
     (path / "deals" / "part-00001.parquet").write_bytes(b"not parquet")
-    assert api.simulate(config(), path, resume=True).games_played == 1000
+    writer = api.open_run(config(), path, resume=True)
+    assert writer.damaged == [path / "deals" / "part-00001.parquet"]
+    assert api.run_chunks(writer).games_played == 1000
     pd.testing.assert_frame_equal(read(path)[1], baseline[1])
 
 

@@ -87,6 +87,8 @@ def simulate(
         parse_cluster(cluster)
     out = out or default_out(config)
     writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
+    for part in writer.damaged:
+        typer.echo(f"warning: {part} is damaged, truncated or from another run: its chunk is played again", err=True)
     stop = None
     if precision is not None:
         from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
