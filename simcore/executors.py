@@ -11,6 +11,7 @@ For a real cluster the output folder must be on a filesystem every worker shares
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +61,11 @@ def connect(spec: str):
         raise ConfigError(INSTALL_HINT) from None
     kind, value = parse_cluster(spec)
     if kind == "local":
-        cluster = LocalCluster(n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=value, threads_per_worker=1, processes=True, dashboard_address=":0")
         return Client(cluster), cluster
+    host, port = value.removeprefix("tcp://").rsplit(":", 1)
     try:
+        socket.create_connection((host, int(port)), timeout=5).close()  # fail fast, with a clear message
         return Client(value, timeout=10), None
     except OSError as exc:
         raise ConfigError(f"--cluster {value}: cannot reach the scheduler ({exc})") from None

@@ -97,3 +97,20 @@ def test_tournament_on_a_cluster(tmp_path):
     result = CliRunner().invoke(app, [*args, "-o", tmp_path / "t"])
     assert result.exit_code == 0, result.output
     assert "Bradley" in result.output
+
+
+def test_an_existing_scheduler_by_address(tmp_path):
+    """``--cluster tcp://HOST:PORT`` connects to a scheduler that is already running (here a local one)."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
+        config = RunConfig.create("skopa", games=3000, seed=6, chunk_size=1000)
+        api.simulate(config, tmp_path / "one", threads=1)
+        writer = api.open_run(config, tmp_path / "two")
+        api.run_chunks(writer, cluster=address)
+    for mine, theirs in zip(rows(tmp_path / "two"), rows(tmp_path / "one"), strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)
+    with pytest.raises(ConfigError, match="cannot reach the scheduler"):
+        api.run_chunks(api.open_run(config, tmp_path / "three"), cluster="tcp://127.0.0.1:9")
