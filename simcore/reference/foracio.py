@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from simcore.cards import DIAMONDS, SPADES, card_id, cards_of, mask_of, parse_card
 from simcore.errors import ConfigError
+from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
 from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.foracio import CATEGORIES, SPEC, card_weight
@@ -70,16 +71,6 @@ Move = tuple[int, int]
 
 
 # ---------------------------------------------------------------------------------- cards and seats
-
-
-def rank_of(card: int) -> int:
-    """Rank 1..13 (A..K) of a card id."""
-    return card // 4 + 1
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 (c, d, h, s) of a card id."""
-    return card % 4
 
 
 def is_ace(card: int) -> bool:
@@ -124,11 +115,7 @@ def single(mask: int) -> int:
 
 def shuffled_pack(stream: Stream) -> list[int]:
     """The 52 card ids in ascending order, Fisher-Yates shuffled: for i = 51..1, swap i and bounded(i + 1)."""
-    deck = list(PACK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = stream.bounded(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return shuffle(PACK, stream)
 
 
 def deal_hands(deck: Sequence[int], first: int) -> dict[int, list[int]]:
@@ -268,13 +255,7 @@ POLICIES: dict[str, Callable[[PolicyView, Stream], int]] = {"random": choose_ran
 
 def check_policies(policies: Sequence[str]) -> list[str]:
     """Validate one known policy name per seat."""
-    names = list(policies)
-    if len(names) != PLAYERS:
-        raise ConfigError(f"{PLAYERS} players need {PLAYERS} policies, got {len(names)}: {names}")
-    for name in names:
-        if name not in POLICIES:
-            raise ConfigError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
-    return names
+    return check_policy_names(policies, PLAYERS, POLICIES)
 
 
 # --------------------------------------------------------------------------------------- deal state

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple, Protocol
 
 from simcore.cards import SPADES, cards_of, mask_of, parse_card
 from simcore.errors import ConfigError
+from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
 from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.kaszino import BIG_CASINO, CATEGORIES, LITTLE_CASINO, SPEC, VALUE_OF_RANK, card_weight
@@ -55,16 +56,6 @@ Move = tuple[int, int]
 
 
 # ---------------------------------------------------------------------------------- cards and seats
-
-
-def rank_of(card: int) -> int:
-    """Rank 1..13 of a card id."""
-    return card // 4 + 1
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 (c, d, h, s) of a card id."""
-    return card % 4
 
 
 def value_of(card: int) -> int:
@@ -92,11 +83,7 @@ def non_dealer(dealer: int) -> int:
 
 def shuffled_pack(stream: Stream) -> list[int]:
     """The 52 card ids in ascending order, Fisher-Yates shuffled: for i = 51..1, swap i and bounded(i + 1)."""
-    deck = list(PACK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = stream.bounded(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return shuffle(PACK, stream)
 
 
 def take_from_stock(stock: list[int], count: int) -> list[int]:
@@ -223,13 +210,7 @@ POLICIES = {"random": choose_random, "greedy": choose_greedy}
 
 def check_policies(policies: Sequence[str]) -> list[str]:
     """Validate one known policy name per seat."""
-    names = list(policies)
-    if len(names) != PLAYERS:
-        raise ConfigError(f"{PLAYERS} players need {PLAYERS} policies, got {len(names)}: {names}")
-    for name in names:
-        if name not in POLICIES:
-            raise ConfigError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
-    return names
+    return check_policy_names(policies, PLAYERS, POLICIES)
 
 
 # --------------------------------------------------------------------------------------- deal state

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from simcore.cards import DIAMONDS, card_id, cards_of, format_card, mask_of
 from simcore.errors import ConfigError
+from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
 from simcore.variants.scopa import (
     CATEGORIES,
@@ -52,16 +53,6 @@ Move = tuple[int, int]
 
 
 # ---------------------------------------------------------------------------------- cards and seats
-
-
-def rank_of(card: int) -> int:
-    """Rank 1..13 of a card id."""
-    return card // 4 + 1
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 (c, d, h, s) of a card id."""
-    return card % 4
 
 
 def value_of(card: int) -> int:
@@ -116,11 +107,7 @@ def playing_order(first: int, players: int) -> list[int]:
 
 def shuffled_pack(stream: Stream) -> list[int]:
     """The pack in ascending id order, Fisher-Yates shuffled: for i = 39..1, swap i and bounded(i + 1)."""
-    deck = list(PACK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = stream.bounded(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return shuffle(PACK, stream)
 
 
 def deal_round(stock: list[int], first: int, players: int) -> dict[int, list[int]]:
@@ -258,13 +245,7 @@ POLICIES = {"random": choose_random, "greedy": choose_greedy}
 
 def check_policies(policies: Sequence[str], players: int) -> list[str]:
     """Validate one known policy name per seat."""
-    names = list(policies)
-    if len(names) != players:
-        raise ConfigError(f"{players} players need {players} policies, got {len(names)}: {names}")
-    for name in names:
-        if name not in POLICIES:
-            raise ConfigError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
-    return names
+    return check_policy_names(policies, players, POLICIES)
 
 
 # --------------------------------------------------------------------------------------- deal state

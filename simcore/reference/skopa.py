@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from simcore.cards import CLUBS, mask_of, parse_card
 from simcore.errors import ConfigError
+from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
 from simcore.reference.scopa import as_cards, card_names, n_sides, playing_order, side_of, sides_of
 from simcore.variants.skopa import CATEGORIES, SPEC, TEN_DIAMONDS, TWO_CLUBS, VALUE_OF_RANK, card_weight
@@ -56,16 +57,6 @@ class TraceError(AssertionError):
 
 
 # ---------------------------------------------------------------------------------------------- cards
-
-
-def rank_of(card: int) -> int:
-    """Rank 1..13 of a card id."""
-    return card // 4 + 1
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 (c, d, h, s) of a card id."""
-    return card % 4
 
 
 def is_court(card: int) -> bool:
@@ -101,11 +92,7 @@ def the_card(play_mask: int) -> int:
 
 def shuffled_pack(stream: Stream) -> list[int]:
     """The 52 card ids ascending, Fisher-Yates shuffled: for i = 51..1, swap i and ``bounded(i + 1)``."""
-    deck = list(PACK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = stream.bounded(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return shuffle(PACK, stream)
 
 
 def deal_round(stock: list[int], first: int, players: int) -> dict[int, list[int]]:
@@ -238,13 +225,7 @@ POLICIES = {"random": choose_random, "greedy": choose_greedy}
 
 def check_policies(policies: Sequence[str], players: int) -> list[str]:
     """Validate one known policy name per seat."""
-    names = list(policies)
-    if len(names) != players:
-        raise ConfigError(f"{players} players need {players} policies, got {len(names)}: {names}")
-    for name in names:
-        if name not in POLICIES:
-            raise ConfigError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
-    return names
+    return check_policy_names(policies, players, POLICIES)
 
 
 # ----------------------------------------------------------------------------------------- deal state
