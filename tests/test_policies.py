@@ -134,11 +134,28 @@ def test_points_takes_the_settebello_over_more_cards():
     assert play(ps, i) == (parse_mask("7s"), parse_mask("7d"))  # priority: greedy too must take the single 7
 
 
+def test_points_trails_low_cards_and_keeps_high_ones():
+    """A trail gives up the card's points and, by ``hold``, its capture power: the 2 of coins goes before a king."""
+    from simcore.kernels.game import fill_rule_info
+
+    table = parse_mask("Jc")
+    hand = parse_mask("2d Kh")
+    for label, trailed in (("points", "2d"), ("points:hold=0", "Kh"), ("points:hold=0.1,coin=0.9", "Kh")):
+        gs, ps = fresh_spaces([hand, 0])
+        fill_rule_info(ps, RULES)
+        _, params = policy_arrays([parse_policy(label, "scopa")] * 2, SPEC.resolve({}))
+        i = decide(gs, ps, 0, 0, table, table, 20, 0, 0, SCALARS, POLICY_POINTS, params, MOVES_FAMILY, 0)
+        assert play(ps, i) == (parse_mask(trailed), 0), label
+
+
 def test_defensive_does_not_leave_an_easy_sweep():
-    """Trailing a 2 onto a lone 5 leaves 7 on the table (four sevens unseen); trailing the K leaves 15: no sweep."""
+    """Trailing a 2 onto a lone 5 leaves 7 on the table (four sevens unseen); trailing the K leaves 15: no sweep.
+
+    ``hold=0`` leaves the risk alone to decide (by default the king's capture power also counts against trailing it).
+    """
     table = parse_mask("5c")
     gs, ps = fresh_spaces([parse_mask("2h Kd"), parse_mask("Ac")])
-    _, params = policy_arrays([parse_policy("defensive", "scopa")] * 2, SPEC.resolve({}))
+    _, params = policy_arrays([parse_policy("defensive:hold=0", "scopa")] * 2, SPEC.resolve({}))
     from simcore.kernels.game import fill_rule_info
 
     fill_rule_info(ps, RULES)

@@ -19,6 +19,7 @@ from simcore.policies import weights
 from simcore.policies.heuristics import (
     MAX_PARAMS,
     P_EPSILON,
+    P_HOLD,
     P_PER_CARD,
     P_RISK,
     P_ROLLOUT,
@@ -143,6 +144,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         params[seat, P_RISK] = c.params["risk"]
         params[seat, P_SAMPLES] = c.params["samples"]
         params[seat, P_SUIT] = weights.suit_weight(c.variant, c.params, rules)
+        params[seat, P_HOLD] = c.params["hold"]
         if c.spec.policy_id == POLICY_MC:
             params[seat, P_EPSILON] = c.params["epsilon"]
             params[seat, P_ROLLOUT] = c.params["rollout"]

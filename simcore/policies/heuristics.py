@@ -12,12 +12,15 @@ seat's row of float parameters, laid out as:
     params[56]     points per card of the counted suit (coins, spades, clubs)
     params[57]     Monte Carlo rollouts: chance of a random move instead of the greedy one
     params[58]     Monte Carlo rollouts: their policy (1 greedy with epsilon, 2 points, 3 defensive)
+    params[59]     points per unit of capture value a card is worth in hand (``hold``: what a trail gives up)
 
 Majorities are valued at the margin: once a side holds enough cards (or cards of the counted suit) to settle that
 category (``Rules.cards_target``, ``count_suit_target``), more of them are worth nothing to anybody.
 
 * points: the points a move secures now: the cards it takes (their point values and count) and any sweep or
-  same-suit points. A trail is worth minus the point value of the card given to the table.
+  same-suit points. A trail is worth minus what the card gives up: its point value, and ``hold`` points per unit
+  of its capture value, because a high card kept in hand can take more of the table later. Without that term a
+  point policy trails its worthless kings before its low coins and loses to ``greedy``; with it, it wins.
 * defensive: points minus the risk of the table it leaves to the next player: the chance that the next player
   holds a card that sweeps it (from the cards this seat has not seen and the size of that player's hand), times
   what the sweep would win, plus, for each valuable table card, the chance the next player can take it.
@@ -69,6 +72,7 @@ P_SAMPLES = 55
 P_SUIT = 56
 P_EPSILON = 57  # Monte Carlo: chance that a rollout move is random rather than greedy
 P_ROLLOUT = 58  # Monte Carlo: the rollouts' policy (1 greedy with epsilon, 2 points, 3 defensive)
+P_HOLD = 59  # points per unit of capture value of a card kept in hand
 ACES = 0xF
 
 # view slots (simcore.kernels.game VIEW_*)
@@ -122,7 +126,9 @@ def cards_points(ps, params, seat, cards):
 def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
     if take == 0:
-        return -cards_points(ps, params, seat, play)
+        return -cards_points(ps, params, seat, play) - params[seat, P_HOLD] * card_value(
+            lowest(play), ps[RI_VALUE_BY_RANK]
+        )
     gained = cards_points(ps, params, seat, take | play)
     if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
         return gained  # Foracio's ace: no sweep, no same-suit points
