@@ -7,6 +7,12 @@ The on-disk cache lives in a folder named after a hash of all of ``simcore``'s s
 cached function only when its own file changes, not when a function it calls (in another file) does, so a
 cache keyed on the whole package is the only one that can never serve stale machine code.
 ``SCOPASIM_NO_CACHE=1`` turns caching off (to measure cold compile time); ``SCOPASIM_CACHE_DIR`` moves it.
+
+A kernel called from another kernel is compiled once per argument *type*, never per constant value. Numba's
+default types a constant argument as a literal (``Literal[int](-1)``) and compiles a separate specialization of the
+callee, and of everything it calls, for each constant: the deal loop was compiled three times (once with the
+normal arguments, once with ``choice=-1``, once for the Monte Carlo rollouts) and ``emit`` 23 times. Typing the
+arguments as plain types cut the cold compile from 40 s to 24 s.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 
 import numba
 from numba import njit
+from numba.core import types
 
 CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
 
@@ -44,5 +51,19 @@ if CACHE:
 
 # error_model="numpy": integer division by zero does not raise (kernels never divide by zero; the Python error
 # model would add a check to every division in the hot loop).
-kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
+_njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
+
+
+def kernel(func):
+    """``njit`` with the project's options, compiled once per argument type (see the module docstring)."""
+    dispatcher = _njit(func)
+    typed_call = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return typed_call(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
 parallel_kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy", parallel=True)
