@@ -88,6 +88,7 @@ from simcore.kernels.workspace import (
     VIEW,
     WEIGHT,
     borrow,
+    borrow_fields,
 )
 from simcore.policies.kernels import POLICY_ROLLOUT
 from simcore.policies.montecarlo import MAX_PARAMS, choose_mc
@@ -214,6 +215,10 @@ def fill_rule_info(ps, rules):
 @kernel
 def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     """Play game ``game`` of the run seeded ``seed`` and write row ``slot`` of ``out``."""
+    # Every helper below receives views without reference counts: an array argument would otherwise cost two
+    # atomic operations per call (perf: 14% of greedy self-play in NRT_incref / NRT_decref).
+    rules, out, s = borrow_fields(rules), borrow_fields(out), borrow_fields(s)
+    policy_ids, params = borrow(policy_ids), borrow(params)
     gs, ps = borrow(s.gs), borrow(s.ps)
     players = rules.players
     gs[DEAL_RNG] = stream_state(seed, game, 0)

@@ -39,7 +39,7 @@ Decision space ``ps`` (int64 slots)::
 from __future__ import annotations
 
 from numba import carray, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from simcore._jit import kernel
 
@@ -130,21 +130,40 @@ def sample_base(ps):
 
 
 @intrinsic
-def _address_to_pointer(typingctx, address):
-    """int64 address -> int64* (for ``borrow``)."""
-    sig = types.CPointer(types.int64)(address)
+def _data_pointer(typingctx, arr):
+    """The data pointer of an array, typed by its dtype (for ``borrow``)."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = types.CPointer(arr.dtype)(arr)
 
     def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+        return context.make_array(signature.args[0])(context, builder, args[0]).data
 
     return sig, codegen
 
 
 @kernel
 def borrow(arr):
-    """A view of an int64 array without reference counting (no meminfo).
+    """A view of a C-contiguous array without reference counting (no meminfo).
 
-    Only for the work arrays, whose owner (the worker's ``Scratch``) outlives every use of the view: passing
-    the view to helpers on every play costs a null test instead of two atomic operations per call.
+    Only for arrays whose owner (the worker's ``Scratch``, the chunk's output, the run's rules and parameters)
+    outlives every use of the view: passing the view to helpers costs a null test instead of two atomic
+    operations per call.
     """
-    return carray(_address_to_pointer(arr.ctypes.data), arr.shape[0])
+    return carray(_data_pointer(arr), arr.shape)
+
+
+def borrow_fields(tup):
+    """The same named tuple with every array field replaced by its ``borrow`` view (jitted code only)."""
+    raise NotImplementedError("borrow_fields runs only inside jitted code")
+
+
+@overload(borrow_fields)
+def _borrow_fields(tup):
+    """Numba implementation of ``borrow_fields`` for one named tuple type: its constructor over the fields."""
+    if not isinstance(tup, types.BaseNamedTuple):
+        return None
+    fields = [f"borrow(tup[{i}])" if isinstance(t, types.Array) else f"tup[{i}]" for i, t in enumerate(tup.types)]
+    namespace = {"cls": tup.instance_class, "borrow": borrow}
+    exec(f"def impl(tup):\n    return cls({', '.join(fields)})\n", namespace)
+    return namespace["impl"]
