@@ -18,7 +18,7 @@ try:  # Typer vendors click from 0.24 on; before that it depends on it
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
-from cli.commands import analyze, balance, replay, report, rules, simulate, tournament, trace, variants
+from cli.commands import analyze, balance, policies, replay, report, rules, simulate, tournament, trace, variants
 from simcore.errors import ScopasimError
 
 
@@ -64,6 +64,7 @@ app.command("tournament")(tournament.tournament)
 app.command("replay")(replay.replay)
 app.command("variants")(variants.variants)
 app.command("rules")(rules.rules)
+app.command("policies")(policies.policies)
 app.command("analyze")(analyze.analyze)
 app.command("report")(report.report)
 app.command("balance")(balance.balance)

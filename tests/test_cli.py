@@ -28,6 +28,15 @@ def test_help_and_listing():
         assert key in result.output
 
 
+def test_policies_lists_each_games_parameters():
+    scopa, kaszino = run("policies", "scopa"), run("policies", "kaszino")
+    assert scopa.exit_code == kaszino.exit_code == 0
+    for name in ("random", "greedy", "points", "defensive", "lookahead", "mc"):
+        assert name in scopa.output and name in kaszino.output
+    assert "settebello=1" in scopa.output and "hold=0.1" in scopa.output and "samples=24" in scopa.output
+    assert "big_casino=2" in kaszino.output and "hold=0.2" in kaszino.output and "settebello" not in kaszino.output
+
+
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("cli") / "run"
@@ -114,6 +123,7 @@ BAD_INPUTS = [
     (["simulate", "--seed", "-3"], "seed must be an integer"),
     (["simulate", "--resume"], "--resume needs --out"),
     (["rules", "poker"], "unknown variant 'poker'"),
+    (["policies", "poker"], "unknown variant 'poker'"),
     (["trace", "--policy", "greedy"], "--seed (or --run FOLDER) is required"),
     (["trace", "--seed", "1", "--game", "x"], "expected a game index"),
     (["replay", "--trace", "/nonexistent/t.jsonl"], "cannot read"),

@@ -85,6 +85,19 @@ POLICIES: dict[str, PolicySpec] = {
     )
 }
 
+MC_MEANINGS = {
+    "samples": "determinizations of the hidden cards per decision",
+    "epsilon": "chance of a random move in a greedy rollout (rollout=1)",
+    "rollout": "the rollouts' policy: 1 greedy with epsilon, 2 points, 3 defensive",
+}
+
+
+def parameter_meaning(policy: str, variant: str, key: str) -> str:
+    """One line on what parameter ``key`` of ``policy`` does in ``variant``."""
+    if policy == "mc" and key in MC_MEANINGS:
+        return MC_MEANINGS[key]
+    return weights.meaning(variant, key)
+
 
 @dataclass(frozen=True)
 class PolicyChoice:

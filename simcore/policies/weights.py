@@ -50,6 +50,36 @@ WEIGHTS: dict[str, dict[str, float]] = {
 }
 
 
+MEANINGS: dict[str, str] = {
+    "hold": "points per unit of capture value a trailed card gives up (a high card kept can take more later)",
+    "card": "points per card taken while the cards majority is open",
+    "sweep": "weight of sweep points (scope, táblas) and of Foracio's same-suit points",
+    "risk": "weight of what the move leaves to the next player (defensive, lookahead, mc rollouts)",
+    "samples": "sampled hands of the next player (lookahead)",
+    "coin": "points per coin while the coins majority is open",
+    "settebello": "points for the seven of coins (the settebello point)",
+    "seven": "share of the primiera point for a seven",
+    "six": "share of the primiera point for a six",
+    "napola": "points for each of the ace, two and three of coins when napola is on",
+    "spade": "Kaszinó: points per spade while the spades majority is open; Foracio: the seven of spades "
+    "(per spade with spade_element=majority)",
+    "little_casino": "points for the two of spades",
+    "big_casino": "points for the ten of diamonds",
+    "two_spades": "points for the two of spades",
+    "jack_spades": "points for the jack of spades",
+    "ten_diamonds": "points for the ten of diamonds",
+    "napoletana": "points for each ace, two and three (napoletana runs)",
+    "club": "points per club while the clubs majority is open",
+    "two_clubs": "points for the two of clubs",
+}
+ACE_MEANING = {"scopa": "share of the primiera point for an ace", "kaszino": "points for each ace"}
+
+
+def meaning(variant: str, key: str) -> str:
+    """What a point-policy parameter means in ``variant`` (for ``scopasim policies``)."""
+    return ACE_MEANING[variant] if key == "ace" else MEANINGS[key]
+
+
 def defaults(variant: str) -> dict[str, float]:
     """Every parameter of the point policies for a game, with its default."""
     return {**WEIGHTS[variant], **COMMON}
