@@ -20,17 +20,16 @@ def policies(variant: Annotated[str, typer.Argument(help="Game, e.g. scopa.")] =
     table.add_column("policy", no_wrap=True)
     table.add_column("what it does", overflow="fold")
     table.add_column("parameters (defaults)", overflow="fold")
-    meanings: dict[tuple[str, str], tuple[float, list[str]]] = {}
+    users: dict[tuple[str, str], list[str]] = {}  # (key, meaning) -> the policies that take it
     for policy in POLICIES.values():
         params = policy.params(spec.name)
         table.add_row(policy.name, policy.doc, ", ".join(f"{k}={v:g}" for k, v in params.items()))
-        for key, value in params.items():
-            row = meanings.setdefault((key, parameter_meaning(policy.name, spec.name, key)), (value, []))
-            row[1].append(f"{policy.name}={value:g}" if value != row[0] else policy.name)
+        for key in params:
+            users.setdefault((key, parameter_meaning(policy.name, spec.name, key)), []).append(policy.name)
     console.print(table)
     keys = Table(title="parameters")
     for col in ("key", "meaning", "policies"):
         keys.add_column(col, overflow="fold")
-    for (key, text), (_, users) in meanings.items():
-        keys.add_row(key, text, ", ".join(users))
+    for (key, text), names in users.items():
+        keys.add_row(key, text, ", ".join(names))
     console.print(keys)

@@ -42,6 +42,18 @@ def highest(mask):
 
 
 @kernel
+def list_cards(out, start, mask):
+    """Write the ids of a mask's cards, ascending, into ``out[start:]``; returns how many."""
+    n = 0
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        out[start + n] = c
+        n += 1
+    return n
+
+
+@kernel
 def suit_mask(suit):
     """Mask of every card of a suit (0..3)."""
     return CLUBS_MASK << suit

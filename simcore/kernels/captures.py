@@ -35,6 +35,17 @@ def card_value(card_id, value_by_rank):
 
 
 @kernel
+def mask_value(mask, value_by_rank):
+    """Sum of the capture values of the cards of a mask."""
+    total = 0
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        total += card_value(c, value_by_rank)
+    return total
+
+
+@kernel
 def put_move(ps, n, play, take):
     """Store move ``n``; returns ``n + 1``. A full buffer (possible only for Kaszinó exchanges without a value
     cap on a huge table) raises the ``MOVE_OVERFLOW`` flag instead, which stops the game with an error."""

@@ -24,7 +24,7 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import KINGS_MASK, lowest, popcount, suit_mask
+from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
 from simcore.kernels.scoring import kaszino_sure_points
@@ -107,13 +107,7 @@ def emit(events, ev_slot, n, kind, a, b, c, d, mask1, mask2):
 @kernel
 def shuffle(gs, pack):
     """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count."""
-    n = 0
-    rest = pack
-    while rest != 0:
-        c = lowest(rest)
-        rest ^= 1 << c
-        gs[DECK + n] = c
-        n += 1
+    n = list_cards(gs, DECK, pack)
     for i in range(n - 1, 0, -1):
         j = bounded(gs, DEAL_RNG, i + 1)
         gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]

@@ -154,7 +154,7 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
     ``out_side`` is the side that won in the middle of the deal, else -1. Monte Carlo seats decide between the
     stops of ``run_deal`` (so their rollouts, which run the same loop, never call themselves).
     """
-    gs, ps = borrow(s.gs), borrow(s.ps)
+    gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
     table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
     clear_deal(gs)
     gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
@@ -219,7 +219,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     # atomic operations per call (perf: 14% of greedy self-play in NRT_incref / NRT_decref).
     rules, out, s = borrow_fields(rules), borrow_fields(out), borrow_fields(s)
     policy_ids, params = borrow(policy_ids), borrow(params)
-    gs, ps = borrow(s.gs), borrow(s.ps)
+    gs, ps = s.gs, s.ps
     players = rules.players
     gs[DEAL_RNG] = stream_state(seed, game, 0)
     for seat in range(players):
@@ -227,7 +227,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     for side in range(4):
         gs[TOTALS + side] = 0
     fill_rule_info(ps, rules)
-    fill_rule_info(borrow(s.rollout_ps), rules)
+    fill_rule_info(s.rollout_ps, rules)
     first_dealer = bounded(gs, DEAL_RNG, players)
     ps[MOVE_OVERFLOW] = 0
     ne = 0

@@ -17,7 +17,7 @@ from simcore.kernels.captures import (
     append_card_captures,
     append_small_table_sums,
     append_sum_subsets,
-    card_value,
+    mask_value,
     put_move,
     table_subset_sums,
 )
@@ -116,12 +116,7 @@ def exchange_moves(ps, hand, table, rs, trail_only):
             n = put_move(ps, n, sub, 0)
         if max_hand_cards > 0 and popcount(sub) > max_hand_cards:
             continue
-        total = 0
-        rest = sub
-        while rest != 0:
-            c = lowest(rest)
-            rest ^= 1 << c
-            total += card_value(c, value_by_rank)
+        total = mask_value(sub, value_by_rank)
         if max_sum > 0 and total > max_sum:
             continue
         if k >= 0:

@@ -31,8 +31,8 @@ category (``Rules.cards_target``, ``count_suit_target``), more of them are worth
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import lowest, popcount, suit_mask
-from simcore.kernels.captures import card_value
+from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
+from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, legal_moves
 from simcore.kernels.workspace import (
     MAX_SAMPLES,
@@ -154,12 +154,7 @@ def can_take(ps, card, target):
         return False
     if ps[RI_PRIORITY] != 0 and popcount(target) > 1 and (target & rank_nibble) != 0:
         return False  # an equal single card must be taken first
-    total = 0
-    rest = target
-    while rest != 0:
-        t = lowest(rest)
-        rest ^= 1 << t
-        total += card_value(t, value_by_rank)
+    total = mask_value(target, value_by_rank)
     if ps[RI_VARIANT] == KASZINO and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
         return False
     return total == card_value(card, value_by_rank)
@@ -231,14 +226,8 @@ def choose_points(ps, params, seat, n_moves, defensive):
 def sample_hands(ps, seat, unseen, hand_count, samples):
     """Draw ``samples`` hands of ``hand_count`` cards from ``unseen`` with the seat's stream (partial shuffle)."""
     base = sample_base(ps)
-    n = 0
     deck_start = base + samples  # the unseen cards, listed after the sample slots
-    rest = unseen
-    while rest != 0:
-        c = lowest(rest)
-        rest ^= 1 << c
-        ps[deck_start + n] = c
-        n += 1
+    n = list_cards(ps, deck_start, unseen)
     for s in range(samples):
         hand = 0
         for k in range(min(hand_count, n)):

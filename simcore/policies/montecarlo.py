@@ -21,7 +21,7 @@ so the rollouts, which run the same loop, can never call ``choose_mc`` themselve
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import lowest
+from simcore.kernels.bits import list_cards
 from simcore.kernels.deal import DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, run_deal
 from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
@@ -37,7 +37,6 @@ from simcore.kernels.workspace import (
     SAME_SUIT,
     SWEEP_PTS,
     VIEW,
-    borrow,
     sample_base,
 )
 from simcore.policies.heuristics import MAX_PARAMS, P_ROLLOUT, P_SAMPLES
@@ -98,19 +97,12 @@ def deal_margin(rules, state, points, work, side, status):
 @kernel
 def choose_mc(rules, s, params, seat, events):
     """Index of the legal move (prepared in the decision space) with the best average rollout margin."""
-    gs, ps = borrow(s.gs), borrow(s.ps)
-    sample, rollout, rps = borrow(s.sample), borrow(s.rollout), borrow(s.rollout_ps)
+    gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
+    sample, rollout, rps = s.sample, s.rollout, s.rollout_ps
     n_moves = ps[VIEW + VIEW_N_MOVES]
     if n_moves <= 1:
         return 0
-    unseen = rules.pack & ~ps[VIEW + V_SEEN]
-    n_unseen = 0
-    base = sample_base(ps)
-    while unseen != 0:
-        c = lowest(unseen)
-        unseen ^= 1 << c
-        ps[base + n_unseen] = c
-        n_unseen += 1
+    n_unseen = list_cards(ps, sample_base(ps), rules.pack & ~ps[VIEW + V_SEEN])
     rollout_id = int(params[seat, P_ROLLOUT])
     for k in range(4):  # every seat of a rollout plays the rollout policy with the Monte Carlo seat's weights
         s.rollout_ids[k] = POLICY_ROLLOUT if rollout_id == POLICY_GREEDY else rollout_id
