@@ -10,6 +10,8 @@ For a real cluster the output folder must be on a filesystem every worker shares
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import socket
 from pathlib import Path
@@ -61,6 +63,11 @@ def connect(spec: str):
         raise ConfigError(INSTALL_HINT) from None
     kind, value = parse_cluster(spec)
     if kind == "local":
+        # The workers share this terminal. Their warnings at shutdown (a heartbeat to a scheduler that is closing,
+        # with its traceback) are noise after Ctrl-C; errors still show. The workers are spawned processes, so they
+        # read the level from the environment when they import distributed.
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+        logging.getLogger("distributed").setLevel(logging.ERROR)
         cluster = LocalCluster(n_workers=value, threads_per_worker=1, processes=True, dashboard_address=":0")
         return Client(cluster), cluster
     host, port = value.removeprefix("tcp://").rsplit(":", 1)
