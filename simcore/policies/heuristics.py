@@ -125,10 +125,9 @@ def cards_points(ps, params, seat, cards):
 @kernel
 def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
-    if take == 0:
-        return -cards_points(ps, params, seat, play) - params[seat, P_HOLD] * card_value(
-            lowest(play), ps[RI_VALUE_BY_RANK]
-        )
+    if take == 0:  # a trail gives up the card's points and its capture power
+        capture_power = params[seat, P_HOLD] * card_value(lowest(play), ps[RI_VALUE_BY_RANK])
+        return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
     if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
         return gained  # Foracio's ace: no sweep, no same-suit points
