@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +23,45 @@ from rich.text import Text
 
 from simcore.api import RunResult
 from simcore.config import RunConfig
+
+WIDE = 100_000  # columns of a console that writes to a file or a pipe: nothing is folded or cut
+
+
+def console(stderr: bool = False) -> Console:
+    """The console a command prints to: the terminal's width on a terminal; in a file or a pipe wide enough that
+    numbers, intervals and paths stay whole (rich would fold every line at 80 columns there)."""
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=WIDE, soft_wrap=True)
+
+
+def is_wide(console: Console) -> bool:
+    return console.width >= WIDE
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print a table; to a file or a pipe its title and caption go on lines of their own, because rich wraps them
+    to the table's width (a title wider than its table would come out a word per line)."""
+    if not is_wide(console):
+        console.print(table)
+        return
+    title, caption = table.title, table.caption
+    table.title = table.caption = None
+    if title:
+        console.print(title, style="italic", highlight=False)
+    console.print(table)
+    if caption:
+        console.print(caption, style="dim", highlight=False)
+    table.title, table.caption = title, caption
+
+
+def heading(console: Console, text: str) -> None:
+    """A section heading: a rule across the terminal, or one plain line in a file or a pipe."""
+    if is_wide(console):
+        console.print(f"== {text} ==", style="bold", highlight=False)
+    else:
+        console.rule(f"[bold]{text}")
 
 
 class GamesPerSecond(ProgressColumn):
