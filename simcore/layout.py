@@ -101,8 +101,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:
         raise OutputError(f"{shown(path)} is not a scopasim run folder (no {MANIFEST})") from None
-    except (OSError, ValueError) as exc:  # ValueError: bad JSON, or bytes that are not UTF-8
-        raise OutputError(f"cannot read {shown(manifest_path)}: {exc}") from None
+    except OSError as exc:
+        raise OutputError(f"cannot read {shown(manifest_path)}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # bad JSON, or bytes that are not UTF-8
+        raise OutputError(f"cannot read {shown(manifest_path)}: {str(exc)[:200]}") from None
     if not isinstance(manifest, dict):
         raise OutputError(f"cannot read {shown(manifest_path)}: not a JSON object")
     version = manifest.get("schema_version")
