@@ -469,9 +469,10 @@ def wait_for(condition, proc: subprocess.Popen, timeout: float = 300) -> None:
 
 
 def test_a_second_process_is_refused_while_the_first_writes(tmp_path):
-    """Two real processes: the first is paused (SIGSTOP) while it holds the lock, so the test needs no timing."""
+    """Two real processes: the first is paused (SIGSTOP) while it holds the lock, so the refusals need no timing.
+    It is paused as soon as its manifest exists; loading the kernels and 40,000 games leave it seconds to spare."""
     out = tmp_path / "run"
-    args = ["simulate", "--games", 20_000, "--chunk-size", 2_000, "--seed", 11, "--quiet", "--out", out]
+    args = ["simulate", "--games", 40_000, "--chunk-size", 4_000, "--seed", 11, "--quiet", "--out", out]
     first = subprocess.Popen(
         [sys.executable, "-c", CLI_CODE, *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -488,7 +489,7 @@ def test_a_second_process_is_refused_while_the_first_writes(tmp_path):
         first.kill()
     assert first.returncode == 0, stderr
     assert not (out / LOCK).exists() and json.loads((out / "manifest.json").read_text())["complete"]
-    api.simulate(RunConfig.create("scopa", games=20_000, seed=11, chunk_size=5_000), tmp_path / "ref")
+    api.simulate(RunConfig.create("scopa", games=40_000, seed=11, chunk_size=10_000), tmp_path / "ref")
     for mine, theirs in zip(rows(out), rows(tmp_path / "ref"), strict=True):
         pd.testing.assert_frame_equal(mine, theirs)
 
