@@ -386,6 +386,8 @@ class RunWriter:
         if writer.damage:
             redo = {part_index(part.name) for part in writer.damage}
             writer._save({**manifest, "chunks_done": [i for i in manifest["chunks_done"] if i not in redo]})
+        for name in TABLES:
+            (path / name).mkdir(exist_ok=True)  # a table folder deleted by hand: its chunks were found damaged
         for folder in (path, *(path / name for name in TABLES)):  # temporaries of writers that died
             for entry in folder.iterdir():
                 if is_temporary(entry.name):

@@ -285,6 +285,16 @@ def test_resume_plays_again_a_chunk_whose_part_sits_in_another_slot(run, base):
         pd.testing.assert_frame_equal(mine, theirs)
 
 
+def test_resume_replays_the_chunks_of_a_deleted_table_folder(run, base):
+    edit(run, complete=False, games_written=DELETE)
+    shutil.rmtree(run / "deals")
+    result = CliRunner().invoke(app, resume_args(run))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("is damaged (is missing") == 3
+    for mine, theirs in zip(rows(run), rows(base), strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)
+
+
 # ---------------------------------------------------------------- 1. --overwrite deletes only a provable run
 
 
