@@ -1,9 +1,12 @@
 """Load a run folder written by ``simcore.results`` into pandas, refusing anything that is not a whole, readable run.
 
-Analyses are only as good as the rows they see, so every check happens here, once: the manifest must say the run
-is complete (unless ``allow_partial``), every part file the manifest lists must be there and readable, and each
-part's ``scopasim`` metadata blob must carry the schema version this reader understands and belong to the same
-run as the manifest. Every failure is an :class:`~simcore.errors.OutputError` naming the folder or file.
+Analyses are only as good as the rows they see, so every check happens before a row is used: the manifest must pass
+``simcore.layout.read_manifest`` (well-formed, and when complete: every chunk, or 0..k-1 of a run stopped early,
+and the ``games_written`` they hold) and say the run is complete (unless ``allow_partial``); every part file it
+lists must be there and readable, and pass ``simcore.layout.check_part``: a ``scopasim`` metadata blob of this
+schema version and this run, recording the chunk of the slot it sits in, and a ``game`` column holding that
+chunk's games (so a part copied into another slot is named). Every failure is an
+:class:`~simcore.errors.OutputError` naming the folder or file.
 
 The folder layout comes from ``simcore.layout``, which (unlike the writer) imports neither Numba nor the kernels,
 so analysis stays importable in a fraction of a second.
@@ -11,7 +14,6 @@ so analysis stays importable in a fraction of a second.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simcore.errors import OutputError
-from simcore.layout import MANIFEST, METADATA_KEY, SCHEMA_VERSION, TABLES, part_name, read_manifest
-
-_KEY = METADATA_KEY.decode()
-
-# Blob keys that must match the manifest's config: a part file from another run fails these.
-_RUN_KEYS = ("variant", "rules", "policies", "seed", "games")
+from simcore.layout import TABLES, check_part, part_index, part_name, read_manifest
 
 
 def seat_sides(players: int) -> np.ndarray:
@@ -193,7 +190,7 @@ def _read_table(
         try:
             with pq.ParquetFile(part) as handle:
                 schema = handle.schema_arrow
-                blob = _check_blob(part, schema.metadata, table, manifest)
+                blob = _check_blob(part, handle.metadata, table, manifest)
                 _check_columns(schema.names, columns, table)
                 data = handle.read(columns=list(columns) if columns is not None else None)
         except (OSError, pa.ArrowException) as exc:
@@ -214,28 +211,10 @@ def _check_columns(names: list[str], columns: Sequence[str] | None, table: str) 
         raise ValueError(f"columns: {table} has no column(s) {missing}; it has {names}")
 
 
-def _check_blob(part: Path, metadata: dict[bytes, bytes] | None, table: str, manifest: dict[str, Any]) -> dict:
-    """The part's ``scopasim`` blob, after checking its schema version, table and run against the manifest."""
-    raw = (metadata or {}).get(METADATA_KEY)
-    if raw is None:
-        raise OutputError(f"part file {part} has no {_KEY!r} schema metadata; it is not a scopasim part")
-    try:
-        blob = json.loads(raw)
-    except ValueError as exc:
-        raise OutputError(f"part file {part} has unreadable {_KEY!r} metadata: {exc}") from None
-    if not isinstance(blob, dict):
-        raise OutputError(f"part file {part} has unreadable {_KEY!r} metadata: not a JSON object")
-    version = blob.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise OutputError(
-            f"part file {part} was written with results schema {version!r}; this scopasim reads schema {SCHEMA_VERSION}"
-        )
-    if blob.get("table") != table:
-        raise OutputError(f"part file {part} holds table {blob.get('table')!r}, expected {table!r}")
-    config = manifest.get("config", {})
-    differing = [k for k in _RUN_KEYS if k in config and blob.get(k) != config[k]]
-    if differing:
-        raise OutputError(f"part file {part} belongs to another run: its {', '.join(differing)} differ from {MANIFEST}")
+def _check_blob(part: Path, file_meta: pq.FileMetaData, table: str, manifest: dict[str, Any]) -> dict:
+    """The part's ``scopasim`` blob, after checking it against the manifest and the slot it sits in (schema
+    version, table, run, chunk record and games: ``simcore.layout.check_part``) and its sides against its seats."""
+    blob = check_part(part, table, part_index(part.name), manifest, file_meta)
     players = blob.get("players")
     if not isinstance(players, int) or players < 2 or blob.get("sides") != _side_seats(players):
         raise OutputError(

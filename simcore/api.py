@@ -71,7 +71,11 @@ def warm_up(config: RunConfig) -> None:
 
 
 def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: bool = False):
-    """Create (or, with ``resume``, reopen) the run folder ``out``: every output check happens here, first."""
+    """Create (or, with ``resume``, reopen) the run folder ``out``: every output check happens here, first.
+
+    The returned writer holds the run's lock: use it as a context manager, or pass it to :func:`run_chunks`,
+    which releases the lock however it ends.
+    """
     from simcore.results import RunWriter
 
     return RunWriter.open(Path(out), config, overwrite=overwrite, resume=resume)
@@ -91,12 +95,20 @@ def run_chunks(
     ends nothing early and records no ``stopped``. Chunks run in order, so an early stop keeps games 0..n-1.
 
     ``cluster`` (``local:N`` or ``tcp://host:port``) runs the chunks as Dask tasks (``simcore.executors``).
+
+    The writer is closed (its lock released) when this returns or raises, Ctrl-C included.
     """
+    with writer:
+        return _run_chunks(writer, progress, stop, cluster)
+
+
+def _run_chunks(writer, progress: ProgressFn | None, stop: StopFn | None, cluster: str | None) -> RunResult:
     from simcore.results import deals_table, games_table
 
     config = writer.config
-    todo = writer.chunks_todo
-    done_games = config.games - sum(len(config.chunk_range(i)) for i in todo)
+    todo = writer.chunks_todo  # generated lazily: a run of 10**12 games lists no 10**12 / chunk_size indices
+    left = writer.chunks_left
+    done_games = writer.games_done
     if progress and done_games:
         progress(done_games)
     start = time.perf_counter()
@@ -109,7 +121,7 @@ def run_chunks(
             raise ConfigError("--precision cannot be combined with --cluster (chunks finish out of order)")
         run_on_cluster(writer, todo, cluster, progress)
         played = config.games - done_games
-        todo = []
+        todo = iter(())
     for k, index in enumerate(todo):
         games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
         result = play_chunk(config, games)
@@ -118,7 +130,7 @@ def run_chunks(
         if progress:
             progress(len(games))
         reason = stop(writer) if stop is not None else None
-        if reason and k < len(todo) - 1:
+        if reason and k < left - 1:
             stopped = reason if isinstance(reason, str) else "early"
             break
     elapsed = time.perf_counter() - start
@@ -145,7 +157,8 @@ def simulate(
 ) -> RunResult:
     """Play every game of ``config`` into the run folder ``out``, chunk by chunk (see ``run_chunks``)."""
     set_threads(threads)
-    return run_chunks(open_run(config, out, overwrite=overwrite, resume=resume), progress)
+    with open_run(config, out, overwrite=overwrite, resume=resume) as writer:
+        return run_chunks(writer, progress)
 
 
 def trace(config: RunConfig, games: Iterable[int]) -> list[dict[str, Any]]:

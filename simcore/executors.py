@@ -2,18 +2,21 @@
 
 A chunk is one task, a pure function of (run config, chunk index): the worker plays it and writes its two part
 files under their deterministic names, atomically (``RunWriter.write_parts``). Only this process writes the
-manifest, recording each chunk as its task completes. So a retried task (a worker died) rewrites the same files
-with the same bytes, no game is lost or written twice, and the result equals a single-process run row for row.
-For a real cluster the output folder must be on a filesystem every worker shares. Dask is an optional extra:
-``pip install 'scopasim[distributed]'``.
+manifest, recording each chunk as its task completes, and it holds the run's lock; workers write under temporary
+names that carry their pid, so two attempts at one chunk never share a file. So a retried task (a worker died)
+rewrites the same files with the same bytes, no game is lost or written twice, and the result equals a
+single-process run row for row. For a real cluster the output folder must be on a filesystem every worker shares.
+Dask is an optional extra: ``pip install 'scopasim[distributed]'``.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
 import socket
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -78,32 +81,41 @@ def connect(spec: str):
         raise ConfigError(f"--cluster {value}: cannot reach the scheduler ({exc})") from None
 
 
-def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
-    """Run the chunks ``todo`` of ``writer``'s run as Dask tasks, recording each in the manifest as it completes."""
+def run_on_cluster(writer, todo: Iterable[int], spec: str, progress=None) -> None:
+    """Run the chunks ``todo`` of ``writer``'s run as Dask tasks, recording each in the manifest as it completes.
+
+    Chunks are submitted a few per worker at a time, so a run of any size keeps a bounded number of tasks.
+    """
     client, cluster = connect(spec)
     from dask.distributed import as_completed
 
     config = writer.config
-    futures = []
+    out = str(writer.path.resolve())
+    chunks = iter(todo)
+    in_flight: dict[str, Any] = {}  # key -> future of the chunks submitted and not yet recorded
+
+    def submit(index: int):
+        future = client.submit(
+            play_and_write_chunk, config.to_dict(), index, out, key=f"scopasim-{out}-{index}", retries=TASK_RETRIES
+        )
+        in_flight[future.key] = future
+        return future
+
     try:
-        futures = [
-            client.submit(
-                play_and_write_chunk,
-                config.to_dict(),
-                index,
-                str(writer.path.resolve()),
-                key=f"scopasim-{writer.path.resolve()}-{index}",
-                retries=TASK_RETRIES,
-            )
-            for index in todo
-        ]
-        for future in as_completed(futures):
+        window = max(4, 2 * sum(client.nthreads().values()))
+        pending = as_completed([submit(i) for i in itertools.islice(chunks, window)])
+        for future in pending:
+            in_flight.pop(future.key, None)
             index = future.result()
             writer.record_chunk(index)
             if progress:
                 progress(len(config.chunk_range(index)))
+            following = next(chunks, None)
+            if following is not None:
+                pending.add(submit(following))
     except BaseException:
-        client.cancel(futures)  # Ctrl-C: stop the remaining chunks; the manifest lists the ones recorded
+        # Ctrl-C: stop the remaining chunks; the manifest lists the ones recorded
+        client.cancel(list(in_flight.values()))
         raise
     finally:
         client.close()

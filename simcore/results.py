@@ -2,23 +2,40 @@
 
 Layout of ``results/<run>/``::
 
-    manifest.json             config, chunks done, complete flag, timings, versions
+    manifest.json             signature, config, chunks done, complete flag, timings, versions
+    writer.lock               while a process writes the run: its pid, host, start time and command line
     games/part-00000.parquet  one row per game
     deals/part-00000.parquet  one row per deal and side
 
-A part file is written under a hidden temporary name (``.part-*.tmp``, which Parquet readers skip) and renamed
-when complete; the manifest is rewritten atomically after each chunk. So a folder never holds a half-written
-part, an interrupted run resumes from the chunks it finished, and ``complete: true`` is the only sign that a run
-is whole. Every part carries the ``scopasim`` schema-metadata blob (schema version, variant, rules, policies,
-seed, versions).
+Guarantees:
+
+- Nothing is lost. An existing folder is only ever reopened (``resume``) or, with ``overwrite``, replaced when it
+  provably is a scopasim run: its manifest parses and carries the run signature (``"format": "scopasim-run"``) and a
+  schema version, and the folder holds nothing but the manifest, the lock, real ``games/`` and ``deals/`` folders
+  of ``part-NNNNN.parquet`` files and our hidden temporaries (``simcore.layout.foreign_entry``). Anything else
+  is refused, naming the first foreign entry, before anything is deleted.
+- One writer per run: the lock (``simcore.runlock``) is taken before a run is created, resumed or overwritten and
+  released however the run ends; a second writer is refused with the holder's pid, host and start time.
+- Nothing half-written is claimed. A part file is written under a hidden name unique to its process
+  (``.part-NNNNN.parquet.<pid>.tmp``, which Parquet readers skip), synced, and renamed when whole; the manifest
+  is rewritten the same way, and only after a chunk's two parts are in place. A failed write (full disk,
+  read-only file system, file too large, name too long) is one ``OutputError`` line, removes its temporary file,
+  and leaves the manifest as it was. So ``complete: true`` is the only sign that a run is whole.
+- A part says what it holds: its ``scopasim`` blob records the run (schema version, variant, rules and
+  ``rules_version``, policies, seed, versions) and its slot (``chunk``, ``first_game``, ``n_games``).
+  ``--resume`` checks every part a manifest claims with ``simcore.layout.check_part`` and plays a chunk again
+  when one of its parts is missing, unreadable, of another run or of another slot.
+- ``--resume`` refuses a run written by an incompatible engine: another results schema, ``rules_version`` of the
+  variant, or RNG scheme (each recorded in the manifest), or one written before the run signature existed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
-import shutil
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,8 +47,26 @@ import pyarrow.parquet as pq
 from simcore.config import RunConfig
 from simcore.errors import OutputError
 from simcore.kernels.game import ChunkOut
-from simcore.layout import MANIFEST, METADATA_KEY, SCHEMA_VERSION, TABLES, part_name, read_manifest
+from simcore.layout import (
+    LOCK,
+    MANIFEST,
+    METADATA_KEY,
+    RUN_FORMAT,
+    SCHEMA_VERSION,
+    TABLES,
+    PartError,
+    check_part,
+    foreign_entry,
+    is_signed,
+    is_temporary,
+    part_index,
+    part_name,
+    read_manifest,
+    shown,
+    temporary_name,
+)
 from simcore.rng import RNG_SCHEME
+from simcore.runlock import RunLock, check_free
 
 
 def versions() -> dict[str, str]:
@@ -49,8 +84,9 @@ def versions() -> dict[str, str]:
     }
 
 
-def metadata_blob(config: RunConfig, table: str) -> bytes:
-    """The namespaced JSON blob stored in every part file's schema metadata."""
+def metadata_blob(config: RunConfig, table: str, index: int) -> bytes:
+    """The namespaced JSON blob stored in the schema metadata of chunk ``index``'s part file of ``table``."""
+    games = config.chunk_range(index)
     return json.dumps(
         {
             "schema_version": SCHEMA_VERSION,
@@ -64,6 +100,9 @@ def metadata_blob(config: RunConfig, table: str) -> bytes:
             "categories": list(config.spec.categories),
             "seed": config.seed,
             "games": config.games,
+            "chunk": index,
+            "first_game": games.start,
+            "n_games": len(games),
             "rng_scheme": RNG_SCHEME,
             "versions": versions(),
         }
@@ -128,104 +167,257 @@ def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
     return pa.table(cols)
 
 
+def _why(exc: OSError) -> str:
+    """The reason of an OS error in a few words (``No space left on device``)."""
+    text = exc.strerror if exc.errno and exc.strerror else str(exc)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
+
+
 def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    """Write ``text`` to ``path`` through a synced temporary file of this process; on failure, no file changes."""
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise OutputError(f"cannot write {shown(path)}: {_why(exc)}") from None
+    finally:
+        _unlink_quietly(tmp)
+
+
+def _fresh(path: Path) -> bool:
+    """A folder that holds no run yet: nothing but a (stale or live) lock and empty table folders."""
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.name == LOCK and entry.is_file(follow_symlinks=False):
+                continue
+            if entry.name in TABLES and entry.is_dir(follow_symlinks=False) and not entry.is_symlink():
+                with os.scandir(entry.path) as inside:
+                    if next(inside, None) is None:
+                        continue
+            return False
+    return True
+
+
+def _refuse_overwrite(path: Path) -> None:
+    """Refuse to delete ``path`` unless it provably is a scopasim run (see the module docstring)."""
+    foreign = foreign_entry(path)
+    reason = None
+    if foreign is not None:
+        reason = f"it holds {foreign}, which a scopasim run does not"
+    elif not (path / MANIFEST).is_file():
+        reason = f"no {MANIFEST}"
+    else:
+        try:
+            manifest = json.loads((path / MANIFEST).read_text())
+        except (OSError, ValueError):
+            manifest = None
+        if not isinstance(manifest, dict):
+            reason = f"its {MANIFEST} is not a JSON object"
+        elif not is_signed(manifest):
+            reason = (
+                f"its {MANIFEST} has no scopasim run signature (a run older than the signature? delete it yourself)"
+            )
+        elif not isinstance(manifest.get("schema_version"), int) or isinstance(manifest["schema_version"], bool):
+            reason = f"its {MANIFEST} has no schema version"
+    if reason:
+        raise OutputError(
+            f"refusing to overwrite {shown(path)}: it is not a scopasim run folder ({reason}); nothing was deleted"
+        )
+
+
+def _refuse_linked_tables(path: Path) -> None:
+    for name in TABLES:
+        if (path / name).is_symlink():
+            raise OutputError(f"cannot resume {shown(path)}: its {name}/ is a symbolic link, not a folder of the run")
+
+
+def _missing_folders(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist yet, innermost first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove the folders a failed ``open`` created, innermost first, if they are still empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 class RunWriter:
-    """Writes one run folder chunk by chunk; see the module docstring for the guarantees."""
+    """Writes one run folder chunk by chunk, holding its lock until :meth:`close`; see the module docstring.
 
-    def __init__(self, path: Path, config: RunConfig, manifest: dict[str, Any]):
+    Use it as a context manager (``with api.open_run(...) as writer``), or call :meth:`close`: ``api.run_chunks``
+    closes the writer it is given.
+    """
+
+    def __init__(self, path: Path, config: RunConfig, manifest: dict[str, Any], lock: RunLock | None = None):
         self.path = path
         self.config = config
         self.manifest = manifest
-        self.damaged: list[Path] = []  # part files found unusable when resuming (their chunks are redone)
+        self.lock = lock
+        self.damage: dict[Path, str] = {}  # part files found unusable when resuming, and why (their chunks are redone)
+
+    @property
+    def damaged(self) -> list[Path]:
+        return list(self.damage)
 
     @classmethod
     def open(cls, path: Path, config: RunConfig, *, overwrite: bool = False, resume: bool = False) -> RunWriter:
-        """Start a new run folder, or reopen an interrupted one with ``resume``.
+        """Start a new run folder, or reopen an interrupted one with ``resume``, or replace one with ``overwrite``.
 
-        An existing result is never replaced unless ``overwrite``; ``overwrite`` only ever deletes a folder that
-        holds a scopasim run (or nothing), never other files.
+        An existing result is never replaced unless ``overwrite``, and ``overwrite`` only ever deletes a folder
+        that provably holds a scopasim run. A folder another live process writes is refused, naming it.
         """
         path = Path(path)
-        manifest_path = path / MANIFEST
-        if path.exists() and not path.is_dir():
-            raise OutputError(f"output {path} exists and is not a folder")
-        existing = path.exists() and any(path.iterdir())
-        if existing and resume:
-            return cls._reopen(path, config)
-        if existing and not overwrite:
-            hint = "use --resume to finish it" if manifest_path.exists() else "choose another --out"
-            raise OutputError(f"output {path} already exists and is not empty ({hint}, or --overwrite to replace it)")
-        if existing:
-            if not manifest_path.exists():
-                raise OutputError(f"refusing to overwrite {path}: it is not a scopasim run folder (no {MANIFEST})")
-            for name in (*TABLES, MANIFEST):
-                target = path / name
-                if target.is_dir():
-                    shutil.rmtree(target)
-                elif target.exists():
-                    target.unlink()
+        try:
+            if path.exists() and not path.is_dir():
+                raise OutputError(f"output {shown(path)} exists and is not a folder")
+            if not path.exists() or _fresh(path):
+                return cls._create(path, config)
+            check_free(path)  # a live writer is named before anything else is said about the folder
+            if resume:
+                _refuse_linked_tables(path)
+                read_manifest(path)  # a folder that is no run is refused before a lock file is put in it
+                return cls._locked(path, lambda lock: cls._reopen(path, config, lock))
+            if not overwrite:
+                hint = "use --resume to finish it" if (path / MANIFEST).exists() else "choose another --out"
+                raise OutputError(
+                    f"output {shown(path)} already exists and is not empty ({hint}, or --overwrite to replace it)"
+                )
+            _refuse_overwrite(path)
+            return cls._locked(path, lambda lock: cls._replace(path, config, lock))
+        except OSError as exc:
+            raise OutputError(f"cannot write to {shown(path)}: {_why(exc)}") from None
+
+    @classmethod
+    def _locked(cls, path: Path, make) -> RunWriter:
+        lock = RunLock.acquire(path)
+        try:
+            return make(lock)
+        except BaseException:
+            lock.release()
+            raise
+
+    @classmethod
+    def _create(cls, path: Path, config: RunConfig) -> RunWriter:
+        created = _missing_folders(path)
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            lock = RunLock.acquire(path)
+        except BaseException:
+            _remove_empty(created)
+            raise
         try:
             for name in TABLES:
-                (path / name).mkdir(parents=True, exist_ok=True)
-            manifest = {
-                "schema_version": SCHEMA_VERSION,
-                "config": config.to_dict(),
-                "n_chunks": config.n_chunks,
-                "chunks_done": [],
-                "complete": False,
-                "started": datetime.now(UTC).isoformat(timespec="seconds"),
-                "versions": versions(),
-            }
-            writer = cls(path, config, manifest)
+                if not (path / name).is_dir():
+                    (path / name).mkdir()
+                    created.insert(0, path / name)
+            writer = cls(path, config, _new_manifest(config), lock)
             writer._save()
-        except OSError as exc:
-            raise OutputError(f"cannot write to {path}: {exc.strerror or exc}") from None
+        except BaseException:
+            lock.release()
+            _remove_empty(created)
+            raise
         return writer
 
     @classmethod
-    def _reopen(cls, path: Path, config: RunConfig) -> RunWriter:
-        manifest = read_manifest(path)
-        if manifest.get("complete"):
-            raise OutputError(f"run {path} is already complete; nothing to resume")
-        if manifest["config"] != config.to_dict():
-            diff = describe_diff(manifest["config"], config.to_dict())
-            raise OutputError(f"cannot resume {path}: it was started with different settings ({diff})")
-        writer = cls(path, config, manifest)
-        # a chunk counts as done only when both of its part files are there, readable and of this run
-        for index in manifest["chunks_done"]:
-            writer.damaged += writer._damaged_parts(index)
-        done = [i for i in manifest["chunks_done"] if not writer._damaged_parts(i)]
-        manifest["chunks_done"] = done
+    def _replace(cls, path: Path, config: RunConfig, lock: RunLock) -> RunWriter:
+        """Overwrite: a new manifest (no chunk done) first, then the old parts go; an interruption in between
+        leaves a new, incomplete run whose stray parts a resume rewrites."""
+        _refuse_overwrite(path)  # again, now that no other writer can change the folder
+        writer = cls(path, config, _new_manifest(config), lock)
         writer._save()
+        for name in TABLES:
+            (path / name).mkdir(exist_ok=True)
+            for entry in sorted((path / name).iterdir()):
+                entry.unlink()
+        for entry in path.iterdir():
+            if is_temporary(entry.name):
+                entry.unlink()
         return writer
 
-    def _damaged_parts(self, index: int) -> list[Path]:
-        """The part files of a chunk that are missing, unreadable, of another run, or short of games."""
-        expected = json.loads(metadata_blob(self.config, "games"))
-        damaged = []
+    @classmethod
+    def _reopen(cls, path: Path, config: RunConfig, lock: RunLock) -> RunWriter:
+        manifest = read_manifest(path)
+        where = shown(path)
+        if not is_signed(manifest):
+            raise OutputError(
+                f"cannot resume {where}: it was written by a scopasim older than the run signature, so nothing "
+                "proves this engine would continue the same games; start a new run"
+            )
+        if manifest["complete"]:
+            raise OutputError(f"run {where} is already complete; nothing to resume")
+        for key, now in (("rules_version", config.spec.rules_version), ("rng_scheme", RNG_SCHEME)):
+            if manifest.get(key) != now:
+                raise OutputError(
+                    f"cannot resume {where}: it was written with {key} {str(manifest.get(key))[:40]!r}, this "
+                    f"scopasim plays {now!r} (its games would differ); start a new run"
+                )
+        if manifest["config"] != config.to_dict():
+            diff = describe_diff(manifest["config"], config.to_dict())
+            raise OutputError(f"cannot resume {where}: it was started with different settings ({diff[:200]})")
+        writer = cls(path, config, manifest, lock)
+        # a chunk counts as done only when both of its part files are there, readable, of this run and of its slot
+        for index in manifest["chunks_done"]:
+            writer.damage.update(writer._check_chunk(index))
+        if writer.damage:
+            redo = {part_index(part.name) for part in writer.damage}
+            writer._save({**manifest, "chunks_done": [i for i in manifest["chunks_done"] if i not in redo]})
+        for name in TABLES:
+            (path / name).mkdir(exist_ok=True)  # a table folder deleted by hand: its chunks were found damaged
+        for folder in (path, *(path / name for name in TABLES)):  # temporaries of writers that died
+            for entry in folder.iterdir():
+                if is_temporary(entry.name):
+                    entry.unlink()
+        return writer
+
+    def _check_chunk(self, index: int) -> dict[Path, str]:
+        """The part files of a chunk that are missing, unreadable, of another run or slot, with the reason."""
+        damage = {}
         for table in TABLES:
             part = self.path / table / part_name(index)
             try:
-                meta = pq.read_metadata(part)
-                blob = json.loads(meta.metadata[METADATA_KEY])
-            except (OSError, KeyError, TypeError, ValueError, pa.ArrowInvalid):
-                damaged.append(part)
-                continue
-            if any(blob.get(k) != expected[k] for k in ("variant", "rules", "policies", "seed", "games")) or (
-                table == "games" and meta.num_rows != len(self.config.chunk_range(index))
-            ):
-                damaged.append(part)
-        return damaged
+                check_part(part, table, index, self.manifest)
+            except PartError as exc:
+                damage[part] = exc.reason
+        return damage
 
     @property
-    def chunks_todo(self) -> list[int]:
+    def chunks_todo(self) -> Iterator[int]:
+        """The chunks not done yet, in order: generated one by one, never a list of all of them."""
         done = set(self.manifest["chunks_done"])
-        return [i for i in range(self.config.n_chunks) if i not in done]
+        return (i for i in range(self.config.n_chunks) if i not in done)
+
+    @property
+    def chunks_left(self) -> int:
+        return self.config.n_chunks - len(self.manifest["chunks_done"])
+
+    @property
+    def games_done(self) -> int:
+        return sum(len(self.config.chunk_range(i)) for i in self.manifest["chunks_done"])
 
     def write_chunk(self, index: int, games: pa.Table, deals: pa.Table) -> None:
         """Write both part files of a chunk, then record the chunk as done in the manifest."""
@@ -237,35 +429,69 @@ class RunWriter:
         """Write a chunk's two part files under temporary names, then rename both (a Dask worker calls this).
 
         Readers go by the manifest, so a crash between the two renames leaves a part that no chunk claims; a
-        resume rewrites it. Names are deterministic, so a retried chunk rewrites the same files.
+        resume rewrites it. Final names are deterministic, so a retried chunk rewrites the same files; temporary
+        names carry the writer's pid, so two processes never write the same temporary file.
         """
         finals = [(path / name / part_name(index), table) for name, table in (("games", games), ("deals", deals))]
-        temps = [final.with_name(f".{final.name}.tmp") for final, _ in finals]
+        temps = [temporary_name(final) for final, _ in finals]
+        current = finals[0][0]
         try:
             for (final, table), tmp in zip(finals, temps, strict=True):
+                current = final
                 meta = dict(table.schema.metadata or {})
-                meta[METADATA_KEY] = metadata_blob(config, final.parent.name)
+                meta[METADATA_KEY] = metadata_blob(config, final.parent.name, index)
                 pq.write_table(table.replace_schema_metadata(meta), tmp, compression="zstd", row_group_size=1 << 17)
+                _fsync(tmp)
             for (final, _), tmp in zip(finals, temps, strict=True):
+                current = final
                 os.replace(tmp, final)
-        finally:  # an interruption (Ctrl-C, SIGTERM) leaves no half-written temporary file behind
+        except OSError as exc:
+            raise OutputError(f"cannot write part file {shown(current)}: {_why(exc)}") from None
+        finally:  # a failure or an interruption (Ctrl-C, SIGTERM) leaves no half-written temporary file behind
             for tmp in temps:
-                tmp.unlink(missing_ok=True)
+                _unlink_quietly(tmp)
 
     def record_chunk(self, index: int) -> None:
         """Record a chunk whose part files are written as done (only the process that owns the run does this)."""
-        self.manifest["chunks_done"] = sorted({*self.manifest["chunks_done"], index})
-        self._save()
+        self._save({**self.manifest, "chunks_done": sorted({*self.manifest["chunks_done"], index})})
 
     def finish(self, stats: dict[str, Any]) -> None:
         """Mark the run complete, with its timings."""
-        self.manifest.update(stats)
-        self.manifest["complete"] = True
-        self.manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
-        self._save()
+        finished = datetime.now(UTC).isoformat(timespec="seconds")
+        self._save({**self.manifest, **stats, "complete": True, "finished": finished})
 
-    def _save(self) -> None:
-        _atomic_write_text(self.path / MANIFEST, json.dumps(self.manifest, indent=2))
+    def close(self) -> None:
+        """Release the run's lock (idempotent)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _save(self, manifest: dict[str, Any] | None = None) -> None:
+        """Write ``manifest`` (default: the current one) atomically; only then is it the writer's manifest."""
+        manifest = self.manifest if manifest is None else manifest
+        _atomic_write_text(self.path / MANIFEST, json.dumps(manifest, indent=2))
+        self.manifest = manifest
+
+
+def _new_manifest(config: RunConfig) -> dict[str, Any]:
+    return {
+        "format": RUN_FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "rules_version": config.spec.rules_version,
+        "rng_scheme": RNG_SCHEME,
+        "config": config.to_dict(),
+        "n_chunks": config.n_chunks,
+        "chunks_done": [],
+        "complete": False,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": versions(),
+    }
 
 
 def describe_diff(old: dict[str, Any], new: dict[str, Any]) -> str:

@@ -86,22 +86,23 @@ def simulate(
 
         parse_cluster(cluster)
     out = out or default_out(config)
-    writer = api.open_run(config, out, overwrite=overwrite, resume=resume)
-    for part in writer.damaged:
-        typer.echo(f"warning: {part} is damaged, truncated or from another run: its chunk is played again", err=True)
-    stop = None
-    if precision is not None:
-        from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
+    with api.open_run(config, out, overwrite=overwrite, resume=resume) as writer:  # the lock is released however
+        for part, reason in writer.damage.items():  # this block ends, even while the kernels load
+            typer.echo(f"warning: {part} is damaged ({reason}): its chunk is played again", err=True)
+        stop = None
+        if precision is not None:
+            from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
 
-        stop = PrecisionStop(precision)
-    with Console(stderr=True).status("loading the kernels (the first run compiles them: about 40 s)", spinner="dots"):
-        api.warm_up(config)
-    with render.progress_bar(config.games, quiet) as advance:
-        try:
-            result = api.run_chunks(writer, progress=advance, stop=stop, cluster=cluster)
-        except KeyboardInterrupt:
-            typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
-            raise
+            stop = PrecisionStop(precision)
+        loading = "loading the kernels (the first run compiles them: about 40 s)"
+        with Console(stderr=True).status(loading, spinner="dots"):
+            api.warm_up(config)
+        with render.progress_bar(config.games, quiet) as advance:
+            try:
+                result = api.run_chunks(writer, progress=advance, stop=stop, cluster=cluster)
+            except KeyboardInterrupt:
+                typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
+                raise
     render.print_run_summary(Console(), config, result)
     if stop is not None:
         stop.update(writer)
