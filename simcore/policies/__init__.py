@@ -232,9 +232,12 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> 
     if key in known:
         read_by = [r for r in ROLLOUTS if key in spec.params(variant, r)]
         now = int(rollout or MC_DEFAULTS["rollout"])
-        wanted = " or ".join(f"rollout={r}" for r in read_by)
-        return f"policy {spec.name}: {key} is read only with {wanted} (this policy has rollout={now})"
+        wanted = " or ".join(str(r) for r in read_by)
+        return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
     names = ", ".join(known) or "none"
+    readers = [p.name for p in POLICIES.values() if key in p.all_params(variant)]
+    if readers:
+        return f"policy {spec.name} does not read {key} (its parameters: {names}; {key} is for {', '.join(readers)})"
     return f"policy {spec.name} in {variant}: unknown parameter {shown(key)} (parameters: {names})"
 
 
