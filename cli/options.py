@@ -13,13 +13,38 @@ from typing import Annotated, Any
 
 import typer
 
-from simcore.config import DEFAULT_CHUNK, RunConfig
+from simcore.config import DEFAULT_CHUNK, RunConfig, whole
 from simcore.errors import ConfigError, shown
 from simcore.layout import read_manifest
+from simcore.rng import MAX_SEED
+from simcore.variants import get_variant
+
+
+def _variant(value: str | None) -> str | None:
+    """Checked as it is parsed, for every command that takes it: ``--variant ''`` is not "the default"."""
+    if value is not None:
+        get_variant(value)
+    return value
+
+
+def _rules(items: list[str] | None) -> list[str] | None:
+    parse_rules(items)
+    return items
+
+
+def _seed(value: int | None) -> int | None:
+    return None if value is None else whole("seed", value, 0, MAX_SEED)
+
 
 Variant = Annotated[
     str | None,
-    typer.Option("--variant", "-v", metavar="VARIANT", help="Game (see `scopasim variants`). [default: scopa]"),
+    typer.Option(
+        "--variant",
+        "-v",
+        metavar="VARIANT",
+        callback=_variant,
+        help="Game (see `scopasim variants`). [default: scopa]",
+    ),
 ]
 Players = Annotated[
     int | None,
@@ -40,11 +65,13 @@ RuleOpts = Annotated[
         "--rule",
         "-r",
         metavar="KEY=VALUE",
+        callback=_rules,
         help="Rule option (see `scopasim rules VARIANT`); repeatable. [default: the variant's rules]",
     ),
 ]
 Seed = Annotated[
-    int | None, typer.Option("--seed", "-s", metavar="INTEGER", help="Master seed. [default: a fresh random seed]")
+    int | None,
+    typer.Option("--seed", "-s", metavar="INTEGER", callback=_seed, help="Master seed. [default: a fresh random seed]"),
 ]
 Games = Annotated[
     int | None, typer.Option("--games", "-n", metavar="INTEGER", help="Number of games. [default: 1000000]")

@@ -306,6 +306,23 @@ def test_listings_refuse(args, match, code, tmp_path):
     refused(args, tmp_path, code=code, match=match)
 
 
+SHARED = {
+    "tournament empty variant": (["tournament", "--policies", "random,greedy", "--variant", ""], "unknown variant ''"),
+    "tournament rule twice": (
+        ["tournament", "--policies", "random,greedy", "--rule", "target=11", "--rule", "target=21"],
+        "--rule target given twice",
+    ),
+    "balance negative seed": (["balance", "--vary", "players=2,3", "--seed", "-1"], "seed must be an integer"),
+}
+
+
+@pytest.mark.parametrize("args,match", SHARED.values(), ids=SHARED.keys())
+def test_shared_options_are_checked_for_every_command(args, match, tmp_path, monkeypatch):
+    """Variant, rule and seed options are checked as they are parsed, so tournament and balance refuse them too."""
+    monkeypatch.chdir(tmp_path)
+    refused([*args, "--out", tmp_path / "out"], tmp_path, code=1, match=match)
+
+
 def test_an_uncaught_os_error_is_one_line(tmp_path, monkeypatch):
     """The last safety net: an OSError that no command turned into its own message."""
 
