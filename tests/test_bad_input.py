@@ -14,6 +14,7 @@ import os
 import resource
 import signal
 
+import numpy as np
 import pytest
 from faults import refused, refused_process
 from typer.testing import CliRunner
@@ -354,3 +355,70 @@ def test_a_chunk_of_the_largest_size_fits_in_1_gb():
             out = engine.allocate(rules, 1000, engine.DEFAULT_DEAL_SLOTS, False)
             widest = max(widest, sum(a.nbytes for a in out) / 1000)
     assert MAX_CHUNK * widest < 2**30
+
+
+# ------------------------------------------------------------------ a policy accepts what its kernel reads
+
+SLOTS = {  # parameter group -> (slots of the kernels' parameter row, how a test changes them)
+    "weights": ([*range(52), 52, 56, 59], lambda row, slots: row.__setitem__(slots, -5 * row[slots] - 1)),
+    "sweep": ([53], lambda row, slots: row.__setitem__(slots, -30.0)),  # avoid sweeps: they are taken anyway
+    "risk": ([54], lambda row, slots: row.__setitem__(slots, 40.0)),
+    "samples": ([55], lambda row, slots: row.__setitem__(slots, 1.0)),
+    "epsilon": ([57], lambda row, slots: row.__setitem__(slots, 0.9)),
+}
+
+
+def _groups(choice) -> set[str]:
+    """The parameter groups a parsed policy accepts."""
+    from simcore.policies.weights import WEIGHTS
+
+    keys = set(choice.params)
+    groups = {g for g in ("sweep", "risk", "samples", "epsilon") if g in keys}
+    return groups | ({"weights"} if keys & set(WEIGHTS[choice.variant]) else set())
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "random",
+        "greedy",
+        "points",
+        "defensive",
+        "lookahead:samples=4",
+        "mc:samples=3",
+        "mc:samples=3,rollout=2",
+        "mc:samples=3,rollout=3",
+    ],
+)
+def test_a_policy_accepts_exactly_the_parameters_its_kernel_reads(label):
+    """Changing a slot of the parameter row that the policy refuses leaves every game as it was; changing a group
+    it accepts changes some game. So a refused parameter could not have had an effect, and an accepted one has."""
+    from simcore.config import RunConfig
+    from simcore.policies import policy_arrays
+
+    config = RunConfig.create("scopa", policies=[label, "greedy"], games=60, seed=11)
+    rules = config.compiled_rules()
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    games = np.arange(60)
+
+    def outcome(row):
+        out = engine.play(rules, config.seed, games, ids, row)
+        return out.winner.tolist(), out.totals.tolist(), out.n_plays.tolist()
+
+    baseline = outcome(params)
+    accepted = _groups(config.policy_choices()[0])
+    for group, (slots, change) in SLOTS.items():
+        row = params.copy()
+        change(row[0], slots)
+        same = outcome(row) == baseline
+        assert same == (group not in accepted), f"{label}: {group} {'unread' if same else 'read'}"
+
+
+def test_labels_are_canonical_and_keep_every_digit():
+    from simcore.policies import parse_policy
+
+    assert parse_policy("mc:card=0.1,rollout=2").label == "mc:rollout=2,card=0.1"
+    assert parse_policy("mc:samples=24,epsilon=0.1").label == "mc"
+    label = parse_policy("points:card=0.123456789").label
+    assert label == "points:card=0.123456789" and parse_policy(label).params["card"] == 0.123456789
+    assert parse_policy("points:napola=0.5", "scopa", {"napola": True}).label == "points:napola=0.5"

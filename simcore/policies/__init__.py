@@ -154,7 +154,13 @@ class PolicyChoice:
         changed = {k: v for k, v in self.params.items() if v != default[k]}
         if not changed:
             return self.spec.name
-        return self.spec.name + ":" + ",".join(f"{k}={v:g}" for k, v in changed.items())
+        return self.spec.name + ":" + ",".join(f"{k}={_number_text(v)}" for k, v in changed.items())
+
+
+def _number_text(value: float) -> str:
+    """``0.1`` as ``0.1``, but ``0.123456789`` whole: the label is what a run replays, so it must not round."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def _number(name: str, key: str, value: str) -> float:
@@ -179,7 +185,8 @@ def _check_range(name: str, key: str, number: float, text: str) -> None:
         if key == "epsilon" and not 0 <= number <= 1:
             raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {shown(text)}")
     elif abs(number) > MAX_WEIGHT:
-        raise ConfigError(f"policy {name}: {key} must be between -{MAX_WEIGHT:g} and {MAX_WEIGHT:g}, got {shown(text)}")
+        bound = f"{MAX_WEIGHT:,.0f}"
+        raise ConfigError(f"policy {name}: {key} must be between -{bound} and {bound}, got {shown(text)}")
 
 
 def _split(name: str, rest: str) -> dict[str, str]:
@@ -220,7 +227,7 @@ def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | N
         if key not in params:
             raise ConfigError(_unread(spec, variant, key, numbers.get("rollout")))
         bound = RULE_BOUND.get((variant, key))
-        if bound is not None and rules is not None and rules[bound[0]] != bound[1]:
+        if bound is not None and rules is not None and rules.get(bound[0]) != bound[1]:
             raise ConfigError(f"policy {name}: {key} is read only with --rule {bound[0]}={str(bound[1]).lower()}")
         params[key] = number
     return PolicyChoice(spec, variant, params)
