@@ -73,6 +73,16 @@ Seed = Annotated[
     int | None,
     typer.Option("--seed", "-s", metavar="INTEGER", callback=_seed, help="Master seed. [default: a fresh random seed]"),
 ]
+RunSeed = Annotated[  # trace and replay show the games of one seeded run: no fresh seed
+    int | None,
+    typer.Option(
+        "--seed",
+        "-s",
+        metavar="INTEGER",
+        callback=_seed,
+        help="Master seed of the run whose games are shown. [default: the --run folder's; without --run: required]",
+    ),
+]
 Games = Annotated[
     int | None, typer.Option("--games", "-n", metavar="INTEGER", help="Number of games. [default: 1000000]")
 ]

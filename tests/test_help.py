@@ -76,7 +76,8 @@ def test_shared_options_have_the_metavars_users_expect():
     assert "Usage: scopasim rules [OPTIONS] VARIANT" in help_text("rules")
     assert "Usage: scopasim analyze [OPTIONS] RUN..." in help_text("analyze")
     assert "[default: greedy]" in row(help_text("simulate"), "--policy")
-    assert "[default: a fresh random seed]" in row(help_text("trace"), "--seed")
+    assert "[default: a fresh random seed]" in row(help_text("simulate"), "--seed")
+    assert "without --run: required]" in row(help_text("trace"), "--seed")
 
 
 def test_version():

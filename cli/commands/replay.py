@@ -9,7 +9,7 @@ import typer
 
 from cli import render
 from cli.commands.trace import traced_config
-from cli.options import Players, Policies, RuleOpts, RunDir, Seed, Variant
+from cli.options import Players, Policies, RuleOpts, RunDir, RunSeed, Variant
 from simcore.config import MAX_GAMES
 from simcore.errors import ConfigError
 
@@ -31,7 +31,7 @@ def replay(
     players: Players = None,
     policy: Policies = None,
     rule: RuleOpts = None,
-    seed: Seed = None,
+    seed: RunSeed = None,
     run: RunDir = None,
 ) -> None:
     """Print one game for a person to follow: every deal, hand, play, sweep and score."""

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from cli.options import Players, Policies, RuleOpts, RunDir, Seed, Variant, build_config, manifest_config
+from cli.options import Players, Policies, RuleOpts, RunDir, RunSeed, Variant, build_config, manifest_config
 from simcore.config import MAX_GAMES, RunConfig
 from simcore.errors import ConfigError, OutputError, shown
 
@@ -131,7 +131,7 @@ def trace(
     players: Players = None,
     policy: Policies = None,
     rule: RuleOpts = None,
-    seed: Seed = None,
+    seed: RunSeed = None,
     run: RunDir = None,
     game: GameSel = None,
     out: Annotated[
