@@ -174,11 +174,11 @@ def read_trace(path: Path, game: int | None = None) -> dict[str, Any]:
     """Game ``game`` (default: the first) of a JSON-lines trace file, read line by line and checked; any problem
     is a ConfigError naming the file and the line."""
     name = shown(str(path), 80, quote=False)
-    if Path(path).is_dir():
-        raise ConfigError(f"{name} is a folder, not a trace file")
     seen: list[int] = []  # the first few games of the file, for the message when ``game`` is not among them
     count = 0
     try:
+        if Path(path).is_dir():
+            raise ConfigError(f"{name} is a folder, not a trace file")
         with open(path, "rb") as f:
             for number, line in enumerate(iter(lambda: f.readline(MAX_LINE + 1), b""), 1):
                 if len(line) > MAX_LINE:

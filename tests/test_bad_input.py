@@ -278,6 +278,7 @@ def test_replay_refuses_a_file_that_is_not_a_trace(content, match, run_folder, t
 def test_replay_refuses_trace_paths_that_are_not_files(run_folder, tmp_path):
     refused(["replay", "--trace", tmp_path], tmp_path, match="is a folder, not a trace file")
     refused(["replay", "--trace", tmp_path / "missing.jsonl"], tmp_path, match="No such file or directory")
+    refused(["replay", "--trace", tmp_path / LONG], tmp_path, match="File name too long")
     refused(["replay", "--trace", run_folder[1], "--game", 6], tmp_path, match="has no game 6 (games: 5)")
     refused(["replay", "--trace", run_folder[1], "--seed", 3], tmp_path, match="--seed: the game comes from --trace")
 
