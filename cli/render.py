@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -166,13 +167,13 @@ def print_game(console: Console, trace: dict[str, Any]) -> None:
     from simcore.cards import RANK_CHARS, SUIT_CHARS
 
     order = [r + s for r in RANK_CHARS for s in SUIT_CHARS]
-    seats = ", ".join(f"seat {i} {p}" for i, p in enumerate(trace["policies"]))
+    # a trace read from a file is the user's text: escaped, so that a "[" in it is not taken for rich markup
+    seats = ", ".join(f"seat {i} {escape(p)}" for i, p in enumerate(trace["policies"]))
     sides = " v ".join("+".join(str(s) for s in side) for side in trace["sides"])
-    console.print(f"[bold]{trace['variant']}[/] game {trace['game']} of seed {trace['seed']}: {seats}; sides {sides}")
-    console.print(
-        "rules: " + ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in trace["rules"].items()),
-        style="dim",
-    )
+    head = f"[bold]{escape(trace['variant'])}[/] game {trace['game']} of seed {trace['seed']}: {seats}; sides {sides}"
+    console.print(head)
+    rules = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in trace["rules"].items())
+    console.print("rules: " + rules, style="dim", markup=False)
     table: set[str] = set()
     for ev in trace["events"]:
         kind = ev["type"]
@@ -185,7 +186,7 @@ def print_game(console: Console, trace: dict[str, Any]) -> None:
             table |= set(ev["cards"])
             console.print(f"  table: {card_text(_sorted_table(table, order))}")
         elif kind == "redeal":
-            console.print(f"  [yellow]deal void ({ev['reason']}): redealt[/]")
+            console.print(f"  [yellow]deal void ({escape(ev['reason'])}): redealt[/]")
         elif kind == "play":
             if ev["kind"] == "trail":
                 table |= set(ev["cards"])
@@ -205,7 +206,7 @@ def print_game(console: Console, trace: dict[str, Any]) -> None:
             console.print(f"  the table {card_text(ev['cards'])} goes to seat {ev['seat']} (last capture)")
         elif kind == "score":
             for side, pts in enumerate(ev["points"]):
-                detail = ", ".join(f"{k} {v}" for k, v in pts.items() if v)
+                detail = escape(", ".join(f"{k} {v}" for k, v in pts.items() if v))
                 console.print(f"  side {side}: {sum(pts.values())} points ({detail or 'none'})")
             console.print(f"  [bold]totals: {' : '.join(str(t) for t in ev['totals'])}[/]")
         elif kind == "out":

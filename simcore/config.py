@@ -6,13 +6,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, shown
 from simcore.policies import PolicyChoice, parse_policy
 from simcore.rng import MAX_SEED
 from simcore.variants import VariantSpec, get_variant
 from simcore.variants.base import Rules
 
 DEFAULT_CHUNK = 50_000
+# 10**12 games are months of one machine, and every game index stays far inside int64.
+MAX_GAMES = 10**12
+# A chunk's output arrays are allocated at once: at most 898 bytes a game (Scopa with 3 players, the widest of the
+# games, measured with ``engine.allocate``; ``tests/test_bad_input.py`` checks the bound for every game), so a
+# chunk of a million games stays under 1 GB.
+MAX_CHUNK = 1_000_000
+
+
+def whole(name: str, value: object, low: int, high: int) -> int:
+    """``value`` if it is an integer from ``low`` to ``high``, else a ConfigError that says the range."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        kind = "a positive integer" if low == 1 else "an integer"
+        raise ConfigError(f"{name} must be {kind} from {low:,} to {high:,}, got {shown(value)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -42,26 +56,32 @@ class RunConfig:
         seed: int = 0,
         chunk_size: int = DEFAULT_CHUNK,
     ) -> RunConfig:
-        """Validate user input into a config. One policy is used for every seat."""
+        """Validate user input into a config. One policy is used for every seat.
+
+        ``players`` and a ``players`` rule are the same setting: given both, they must agree.
+        """
         spec = get_variant(variant)
         overrides = dict(rules or {})
         if players is not None:
+            key = spec.key("players")
+            if "players" in overrides and key.parse(overrides["players"]) != key.parse(players):
+                given, rule = key.parse(players), key.parse(overrides["players"])
+                raise ConfigError(f"--players {given} and --rule players={rule} disagree: give one of them")
             overrides["players"] = players
         resolved = spec.resolve(overrides)
         n_players = int(resolved["players"])
+        if isinstance(policies, str):
+            policies = [policies]
         if len(policies) == 1:
             policies = list(policies) * n_players
         if len(policies) != n_players:
             raise ConfigError(
                 f"{len(policies)} policies given for {n_players} players: give one policy, or one per seat"
             )
-        labels = tuple(parse_policy(p, spec.name).label for p in policies)
-        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise ConfigError(f"games must be a positive integer, got {games!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise ConfigError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
-        if chunk_size < 1:
-            raise ConfigError(f"chunk size must be a positive integer, got {chunk_size!r}")
+        labels = tuple(parse_policy(p, spec.name, resolved).label for p in policies)
+        whole("games", games, 1, MAX_GAMES)
+        whole("seed", seed, 0, MAX_SEED)
+        whole("chunk size", chunk_size, 1, MAX_CHUNK)
         return cls(spec.name, resolved, labels, games, seed, chunk_size)
 
     @property
@@ -76,7 +96,7 @@ class RunConfig:
         return self.spec.compile(self.rules)
 
     def policy_choices(self) -> list[PolicyChoice]:
-        return [parse_policy(p, self.variant) for p in self.policies]
+        return [parse_policy(p, self.variant, self.rules) for p in self.policies]
 
     @property
     def n_chunks(self) -> int:

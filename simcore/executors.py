@@ -22,23 +22,27 @@ from typing import Any
 
 import numpy as np
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, shown
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'scopasim[distributed]'"
 TASK_RETRIES = 3
+MAX_LOCAL_WORKERS = 2 * (os.cpu_count() or 1)  # each worker is a process with its own Numba and memory
 
 
 def parse_cluster(spec: str) -> tuple[str, Any]:
     """``local:N`` -> ("local", N); ``tcp://host:port`` -> ("address", spec); anything else is a ConfigError."""
-    match = re.fullmatch(r"local:(\d+)", spec.strip())
+    match = re.fullmatch(r"local:([0-9]{1,6})", spec.strip())
     if match:
         workers = int(match.group(1))
-        if workers < 1:
-            raise ConfigError(f"--cluster {spec}: a local cluster needs at least 1 worker")
+        if not 1 <= workers <= MAX_LOCAL_WORKERS:
+            raise ConfigError(
+                f"--cluster {spec.strip()}: a local cluster has 1 to {MAX_LOCAL_WORKERS} workers "
+                "(two per core of this machine)"
+            )
         return "local", workers
-    if re.fullmatch(r"tcp://[^\s:/]+:\d+", spec.strip()):
+    if re.fullmatch(r"tcp://[^\s:/]+:[0-9]{1,5}", spec.strip()):
         return "address", spec.strip()
-    raise ConfigError(f"--cluster {spec!r}: expected local:N (N worker processes) or tcp://HOST:PORT")
+    raise ConfigError(f"--cluster {shown(spec)}: expected local:N (N worker processes) or tcp://HOST:PORT")
 
 
 def play_and_write_chunk(config_dict: dict, index: int, out: str) -> int:

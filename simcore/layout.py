@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from simcore.errors import OutputError
+from simcore.errors import OutputError, shown
 
 SCHEMA_VERSION = 1
 RUN_FORMAT = "scopasim-run"  # the manifest's ``format``: the signature of a run folder scopasim wrote
@@ -68,15 +68,15 @@ def is_temporary(name: str) -> bool:
     return _TEMPORARY.fullmatch(name) is not None
 
 
-def shown(path: object) -> str:
+def short_path(path: object) -> str:
     """``path`` for a message: whole when short, else its start and end around an ellipsis."""
     text = str(path)
     return text if len(text) <= _SHOWN else f"{text[:70]}...{text[-70:]}"
 
 
 def _cut(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A manifest value as a message quotes it (its ``repr``, cut to a readable length)."""
+    return shown(repr(value), quote=False)
 
 
 def _is_int(value: object) -> bool:
@@ -100,20 +100,20 @@ def read_manifest(path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(manifest_path.read_text())
     except FileNotFoundError:
-        raise OutputError(f"{shown(path)} is not a scopasim run folder (no {MANIFEST})") from None
+        raise OutputError(f"{short_path(path)} is not a scopasim run folder (no {MANIFEST})") from None
     except OSError as exc:
-        raise OutputError(f"cannot read {shown(manifest_path)}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot read {short_path(manifest_path)}: {exc.strerror or exc}") from None
     except ValueError as exc:  # bad JSON, or bytes that are not UTF-8
-        raise OutputError(f"cannot read {shown(manifest_path)}: {str(exc)[:200]}") from None
+        raise OutputError(f"cannot read {short_path(manifest_path)}: {str(exc)[:200]}") from None
     if not isinstance(manifest, dict):
-        raise OutputError(f"cannot read {shown(manifest_path)}: not a JSON object")
+        raise OutputError(f"cannot read {short_path(manifest_path)}: not a JSON object")
     version = manifest.get("schema_version")
     if version != SCHEMA_VERSION:
         raise OutputError(
-            f"{shown(path)} was written with results schema {_cut(version)}; this scopasim reads schema "
+            f"{short_path(path)} was written with results schema {_cut(version)}; this scopasim reads schema "
             f"{SCHEMA_VERSION}"
         )
-    _check_manifest(manifest, shown(manifest_path))
+    _check_manifest(manifest, short_path(manifest_path))
     return manifest
 
 
@@ -191,7 +191,7 @@ class PartError(OutputError):
 
 
 def _part_error(part: Path, reason: str) -> PartError:
-    return PartError(f"part file {shown(part)} {reason}", part, reason)
+    return PartError(f"part file {short_path(part)} {reason}", part, reason)
 
 
 # Blob keys that must match the manifest's config: a part file from another run fails these.
@@ -225,7 +225,7 @@ def check_part(part: Path, table: str, index: int, manifest: dict[str, Any], fil
                 held = "no games" if bounds is None else f"games {bounds[0]}..{bounds[1]}"
                 raise _part_error(part, f"holds {held}, but its slot, chunk {index}, is games {_span(expected)}")
     except (OSError, pa.ArrowException) as exc:
-        raise PartError(f"cannot read part file {shown(part)}: {exc}", part, f"unreadable: {exc}") from None
+        raise PartError(f"cannot read part file {short_path(part)}: {exc}", part, f"unreadable: {exc}") from None
     return blob
 
 

@@ -62,7 +62,7 @@ from simcore.layout import (
     part_index,
     part_name,
     read_manifest,
-    shown,
+    short_path,
     temporary_name,
 )
 from simcore.rng import RNG_SCHEME
@@ -196,7 +196,7 @@ def _atomic_write_text(path: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        raise OutputError(f"cannot write {shown(path)}: {_why(exc)}") from None
+        raise OutputError(f"cannot write {short_path(path)}: {_why(exc)}") from None
     finally:
         _unlink_quietly(tmp)
 
@@ -238,14 +238,16 @@ def _refuse_overwrite(path: Path) -> None:
             reason = f"its {MANIFEST} has no schema version"
     if reason:
         raise OutputError(
-            f"refusing to overwrite {shown(path)}: it is not a scopasim run folder ({reason}); nothing was deleted"
+            f"refusing to overwrite {short_path(path)}: it is not a scopasim run folder ({reason}); nothing was deleted"
         )
 
 
 def _refuse_linked_tables(path: Path) -> None:
     for name in TABLES:
         if (path / name).is_symlink():
-            raise OutputError(f"cannot resume {shown(path)}: its {name}/ is a symbolic link, not a folder of the run")
+            raise OutputError(
+                f"cannot resume {short_path(path)}: its {name}/ is a symbolic link, not a folder of the run"
+            )
 
 
 def _missing_folders(path: Path) -> list[Path]:
@@ -294,7 +296,7 @@ class RunWriter:
         path = Path(path)
         try:
             if path.exists() and not path.is_dir():
-                raise OutputError(f"output {shown(path)} exists and is not a folder")
+                raise OutputError(f"output {short_path(path)} exists and is not a folder")
             if not path.exists() or _fresh(path):
                 return cls._create(path, config)
             check_free(path)  # a live writer is named before anything else is said about the folder
@@ -305,12 +307,12 @@ class RunWriter:
             if not overwrite:
                 hint = "use --resume to finish it" if (path / MANIFEST).exists() else "choose another --out"
                 raise OutputError(
-                    f"output {shown(path)} already exists and is not empty ({hint}, or --overwrite to replace it)"
+                    f"output {short_path(path)} already exists and is not empty ({hint}, or --overwrite to replace it)"
                 )
             _refuse_overwrite(path)
             return cls._locked(path, lambda lock: cls._replace(path, config, lock))
         except OSError as exc:
-            raise OutputError(f"cannot write to {shown(path)}: {_why(exc)}") from None
+            raise OutputError(f"cannot write to {short_path(path)}: {_why(exc)}") from None
 
     @classmethod
     def _locked(cls, path: Path, make) -> RunWriter:
@@ -362,7 +364,7 @@ class RunWriter:
     @classmethod
     def _reopen(cls, path: Path, config: RunConfig, lock: RunLock) -> RunWriter:
         manifest = read_manifest(path)
-        where = shown(path)
+        where = short_path(path)
         if not is_signed(manifest):
             raise OutputError(
                 f"cannot resume {where}: it was written by a scopasim older than the run signature, so nothing "
@@ -446,7 +448,7 @@ class RunWriter:
                 current = final
                 os.replace(tmp, final)
         except OSError as exc:
-            raise OutputError(f"cannot write part file {shown(current)}: {_why(exc)}") from None
+            raise OutputError(f"cannot write part file {short_path(current)}: {_why(exc)}") from None
         finally:  # a failure or an interruption (Ctrl-C, SIGTERM) leaves no half-written temporary file behind
             for tmp in temps:
                 _unlink_quietly(tmp)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from simcore.errors import OutputError
-from simcore.layout import LOCK, shown
+from simcore.layout import LOCK, short_path
 
 _READ_TRIES = 20  # a lock file is written just after it is created: give its creator up to ~1 s to fill it
 # Locks this process holds, so that a lock naming our own pid is told apart from a dead process whose pid we reuse.
@@ -64,7 +64,7 @@ def _read(path: Path) -> dict[str, Any] | None:
             return holder
         time.sleep(0.05)
     raise OutputError(
-        f"lock file {shown(path)} is unreadable; if no scopasim process is writing this run, delete the lock file"
+        f"lock file {short_path(path)} is unreadable; if no scopasim process is writing this run, delete the lock file"
     )
 
 
@@ -94,7 +94,8 @@ def describe(holder: dict[str, Any]) -> str:
 
 def _refusal(folder: Path, holder: dict[str, Any]) -> OutputError:
     hint = "" if holder["host"] == socket.gethostname() else f" (if it is gone, delete {LOCK})"
-    return OutputError(f"run {shown(folder)} is being written by another scopasim process: {describe(holder)}{hint}")
+    where = short_path(folder)
+    return OutputError(f"run {where} is being written by another scopasim process: {describe(holder)}{hint}")
 
 
 def check_free(folder: Path) -> None:
@@ -137,7 +138,7 @@ class RunLock:
                 raise
             _HELD.add(path)
             return cls(path, record["token"])
-        raise OutputError(f"cannot take the lock of {shown(folder)}: other processes keep taking it")
+        raise OutputError(f"cannot take the lock of {short_path(folder)}: other processes keep taking it")
 
     def release(self) -> None:
         """Remove the lock file if it is still ours."""

@@ -88,6 +88,28 @@ def test_replay_prints_a_game(small_run, tmp_path):
     assert from_file.exit_code == 0 and from_file.output == result.output
 
 
+def test_output_to_a_file_or_pipe_is_never_cut(small_run):
+    """CliRunner's output is not a terminal: long cells, lines and paths must come out whole, on one line."""
+    from cli.commands.policies import parameter_text
+    from simcore.policies import POLICIES
+    from simcore.variants import VARIANTS, get_variant
+
+    out, output = small_run
+    lines = output.splitlines()
+    assert f"  pandas.read_parquet('{out}/games')  and  '{out}/deals'" in lines
+    rules = run("rules", "foracio").output
+    for key in get_variant("foracio").keys:
+        assert key.doc in rules
+    listing = run("policies", "kaszino").output
+    for policy in POLICIES.values():
+        assert policy.doc in listing and parameter_text(policy, "kaszino") in listing
+    games = run("variants").output
+    for spec in VARIANTS.values():
+        assert ", ".join(spec.categories) in games
+    replay = run("replay", "--run", out, "--game", 3).output.splitlines()
+    assert any(line.startswith("rules: players=2, target=21, ") and len(line) > 100 for line in replay)
+
+
 def test_resume_from_the_command_line(tmp_path):
     out = tmp_path / "run"
     args = ("simulate", "--games", 900, "--seed", 3, "--chunk-size", 300, "--quiet", "--out", out)

@@ -119,7 +119,10 @@ def default_out(variant: str) -> Path:
 def balance(
     vary: Annotated[
         list[str] | None,
-        typer.Option("--vary", help="A rule to vary, KEY=V1,V2,...; repeatable: the grid is every combination."),
+        typer.Option(
+            "--vary",
+            help="A rule to vary, KEY=V1,V2,...; repeatable: the grid is every combination. [default: none; give one]",
+        ),
     ] = None,
     variant: Variant = None,
     policy: Policies = None,
@@ -128,14 +131,14 @@ def balance(
     threads: Threads = None,
     cluster: Annotated[
         str | None,
-        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+        typer.Option("--cluster", help="Run the chunks on Dask: local:N or tcp://HOST:PORT. [default: this process]"),
     ] = None,
     rule: RuleOpts = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Folder of the grid's run folders. [default: results/balance-<variant>-...]"),
     ] = None,
-    chunk_size: Annotated[int | None, typer.Option("--chunk-size", help="Games per part file.")] = None,
+    chunk_size: Annotated[int | None, typer.Option("--chunk-size", help="Games per part. [default: 50000]")] = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="PNG to write. [default: <out>/balance.png]")] = None,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,

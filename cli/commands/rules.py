@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from cli import render
 from simcore.variants import get_variant
 from simcore.variants.base import RuleKey
 
@@ -16,7 +16,7 @@ def _show(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def rules(variant: Annotated[str, typer.Argument(help="Game, e.g. scopa.")]) -> None:
+def rules(variant: Annotated[str, typer.Argument(metavar="VARIANT", help="Game, e.g. scopa.")]) -> None:
     """Show every rule key of a game (set them with --rule KEY=VALUE)."""
     spec = get_variant(variant)
     table = Table(title=f"{spec.title}: rule keys (--rule KEY=VALUE)")
@@ -26,4 +26,4 @@ def rules(variant: Annotated[str, typer.Argument(help="Game, e.g. scopa.")]) -> 
     key: RuleKey
     for key in spec.keys:
         table.add_row(key.name, _show(key.default), key.describe_values(), key.doc)
-    Console().print(table)
+    render.print_table(render.console(), table)

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from cli import render
 from cli.options import Games, Players, Policies, RuleOpts, Seed, Threads, Variant, build_config, manifest_config
-from simcore.config import RunConfig
-from simcore.errors import ConfigError, OutputError
+from simcore.config import DEFAULT_CHUNK, MAX_CHUNK, RunConfig
+from simcore.errors import ConfigError, OutputError, shown
 
 if TYPE_CHECKING:
     from analysis.precision import PrecisionStop
@@ -39,24 +38,40 @@ def simulate(
     rule: RuleOpts = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Run folder to write. [default: results/<variant>-<players>p-...]"),
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="PATH",
+            help="Run folder to write. [default: a new folder results/VARIANT-PLAYERSp-POLICIES-sSEED-TIME]",
+        ),
     ] = None,
     chunk_size: Annotated[
-        int | None, typer.Option("--chunk-size", help="Games per part file (memory and progress granularity).")
+        int | None,
+        typer.Option(
+            "--chunk-size",
+            metavar="INTEGER",
+            help=f"Games per part file (memory and progress granularity), at most {MAX_CHUNK:,}. "
+            f"[default: {DEFAULT_CHUNK}]",
+        ),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run in --out.")] = False,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run in --out.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     cluster: Annotated[
         str | None,
-        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+        typer.Option(
+            "--cluster",
+            metavar="CLUSTER",
+            help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT. [default: none: this process]",
+        ),
     ] = None,
     precision: Annotated[
         float | None,
         typer.Option(
             "--precision",
+            metavar="FLOAT",
             help="Stop once the 95% half-width of the first player's win rate is at most this (checked after each "
-            "chunk; --games is the cap).",
+            "chunk; --games is the cap). [default: off]",
         ),
     ] = None,
 ) -> None:
@@ -67,7 +82,7 @@ def simulate(
         raise OutputError("--resume needs --out: the run folder to finish")
     if resume and overwrite:
         raise OutputError("--resume and --overwrite exclude each other")
-    if precision is not None and not 0 < precision < 0.5:
+    if precision is not None and not 0 < precision < 0.5:  # also refuses nan and inf
         raise ConfigError(f"--precision must be between 0 and 0.5 (exclusive), got {precision}")
     base = manifest_config(out) if resume else None
     config = build_config(
@@ -79,6 +94,7 @@ def simulate(
         games=games,
         chunk_size=chunk_size,
         base=base,
+        base_name=f"run {shown(str(out), 80, quote=False)}",
     )
     api.set_threads(threads)
     if cluster is not None:
@@ -95,7 +111,7 @@ def simulate(
 
             stop = PrecisionStop(precision)
         loading = "loading the kernels (the first run compiles them: about 40 s)"
-        with Console(stderr=True).status(loading, spinner="dots"):
+        with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
         with render.progress_bar(config.games, quiet) as advance:
             try:
@@ -103,7 +119,7 @@ def simulate(
             except KeyboardInterrupt:
                 typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
                 raise
-    render.print_run_summary(Console(), config, result)
+    render.print_run_summary(render.console(), config, result)
     if stop is not None:
         stop.update(writer)
         typer.echo(precision_message(stop, result.stopped, config.games))

@@ -35,7 +35,7 @@ def tournament(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     cluster: Annotated[
         str | None,
-        typer.Option("--cluster", help="Run the chunks on Dask: local:N worker processes, or tcp://HOST:PORT."),
+        typer.Option("--cluster", help="Run the chunks on Dask: local:N or tcp://HOST:PORT. [default: this process]"),
     ] = None,
 ) -> None:
     """Play every pairing of the policies in duplicate (same deals, seats swapped) and rate them."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
+from cli import render
 from simcore.variants import VARIANTS
 
 
@@ -17,4 +17,4 @@ def variants() -> None:
         players = spec.key("players")
         counts = ", ".join(str(p) for p in players.choices) if players.choices else str(players.default)
         table.add_row(spec.name, spec.title, counts, ", ".join(spec.categories))
-    Console().print(table)
+    render.print_table(render.console(), table)

@@ -8,13 +8,14 @@ seat and a float64 row of parameters per seat (``MAX_PARAMS`` wide; the layout i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, shown
 from simcore.policies import weights
 from simcore.policies.heuristics import (
     MAX_PARAMS,
@@ -36,20 +37,55 @@ from simcore.policies.kernels import (
     POLICY_RANDOM,
 )
 
+# What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
+# (``simcore.policies.weights.WEIGHTS``: the cards' points, ``card``, the counted suit, ``hold``).
+WEIGHTS = "weights"
+MAX_WEIGHT = 1e6  # larger weights overflow the kernels' sums to inf, and inf - inf ranks every move alike
+ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
+# Rollout policy -> what the mc seat's rollouts read besides samples and rollout (montecarlo.choose_mc copies the
+# seat's row to every rollout seat: epsilon-greedy reads P_EPSILON, points and defensive their own groups).
+ROLLOUT_READS = {1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
+MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
+# A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
+RULE_BOUND = {("scopa", "napola"): ("napola", True)}
+
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A policy: its kernel id, a one-line description, and whether it takes the point weights."""
+    """A policy: its kernel id, a one-line description, and the parameter groups its kernel reads.
+
+    ``reads`` lists exactly what the kernel reads (``simcore.policies.heuristics``: points reads the weights and
+    ``sweep``, defensive also ``risk``, lookahead also ``samples``); a parameter outside it is refused, since it
+    would change the label and nothing else. mc's reads depend on its rollout policy (``ROLLOUT_READS``).
+    """
 
     name: str
     policy_id: int
     doc: str
-    weighted: bool = False
-    extra: tuple[tuple[str, float], ...] = ()
+    reads: tuple[str, ...] = ()
 
-    def params(self, variant: str) -> dict[str, float]:
-        """The parameters this policy accepts in ``variant``, with their defaults."""
-        return (weights.defaults(variant) if self.weighted else {}) | dict(self.extra)
+    def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
+        """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
+        groups = self.reads
+        if self.policy_id == POLICY_MC:
+            groups = ("samples", "rollout", *ROLLOUT_READS[int(rollout or MC_DEFAULTS["rollout"])])
+        common = weights.defaults(variant) | MC_DEFAULTS if self.policy_id == POLICY_MC else weights.defaults(variant)
+        out: dict[str, float] = {}
+        for group in groups:
+            if group == WEIGHTS:
+                out |= weights.WEIGHTS[variant]
+            else:
+                out[group] = common[group]
+        return out
+
+    def all_params(self, variant: str) -> dict[str, float]:
+        """Every parameter this policy can read in ``variant`` (mc: under one rollout or another)."""
+        if self.policy_id != POLICY_MC:
+            return self.params(variant)
+        out: dict[str, float] = {}
+        for rollout in ROLLOUTS:
+            out |= self.params(variant, rollout)
+        return out
 
 
 POLICIES: dict[str, PolicySpec] = {
@@ -61,26 +97,30 @@ POLICIES: dict[str, PolicySpec] = {
             POLICY_GREEDY,
             "most cards taken; ties by the point weight of the cards won (trailing: the least valuable card)",
         ),
-        PolicySpec("points", POLICY_POINTS, "the points a move secures now: cards by the game's scoring, sweeps", True),
+        PolicySpec(
+            "points",
+            POLICY_POINTS,
+            "the points a move secures now: cards by the game's scoring, sweeps",
+            (WEIGHTS, "sweep"),
+        ),
         PolicySpec(
             "defensive",
             POLICY_DEFENSIVE,
             "points minus the risk of the table left to the next player, from the cards not yet seen",
-            True,
+            (WEIGHTS, "sweep", "risk"),
         ),
         PolicySpec(
             "lookahead",
             POLICY_LOOKAHEAD,
             "points minus the next player's expected best reply over hands sampled from the unseen cards",
-            True,
+            (WEIGHTS, "sweep", "risk", "samples"),
         ),
         PolicySpec(
             "mc",
             POLICY_MC,
             "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
-            "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive)",
-            True,
-            extra=(("samples", 24.0), ("epsilon", 0.1), ("rollout", 1.0)),
+            "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
+            "the points or defensive parameters)",
         ),
     )
 }
@@ -101,7 +141,7 @@ def parameter_meaning(policy: str, variant: str, key: str) -> str:
 
 @dataclass(frozen=True)
 class PolicyChoice:
-    """A parsed policy for one seat of a game."""
+    """A parsed policy for one seat of a game: every parameter its kernel reads, defaults filled in."""
 
     spec: PolicySpec
     variant: str
@@ -110,55 +150,123 @@ class PolicyChoice:
     @property
     def label(self) -> str:
         """Canonical text: the name, then the parameters that differ from the defaults."""
-        default = self.spec.params(self.variant)
+        default = self.spec.all_params(self.variant)
         changed = {k: v for k, v in self.params.items() if v != default[k]}
         if not changed:
             return self.spec.name
-        return self.spec.name + ":" + ",".join(f"{k}={v:g}" for k, v in changed.items())
+        return self.spec.name + ":" + ",".join(f"{k}={_number_text(v)}" for k, v in changed.items())
 
 
-def parse_policy(text: str, variant: str = "scopa") -> PolicyChoice:
-    """Parse ``name`` or ``name:key=value,...`` for a game; unknown names, keys or values are a ConfigError."""
-    name, _, rest = text.strip().partition(":")
+def _number_text(value: float) -> str:
+    """``0.1`` as ``0.1``, but ``0.123456789`` whole: the label is what a run replays, so it must not round."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
+
+
+def _number(name: str, key: str, value: str) -> float:
+    """A parameter's value: a finite number (``nan`` and ``inf`` parse as floats, and would rank moves at random)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"policy {name}: parameter {key} must be a number, got {shown(value)}") from None
+    if not math.isfinite(number):
+        raise ConfigError(f"policy {name}: parameter {key} must be a finite number, got {shown(value)}")
+    return number
+
+
+def _check_range(name: str, key: str, number: float, text: str) -> None:
+    if key in ("samples", "rollout", "epsilon"):
+        if key == "samples" and not (1 <= number <= 200 and number == int(number)):
+            raise ConfigError(f"policy {name}: samples must be a whole number from 1 to 200, got {shown(text)}")
+        if key == "rollout" and number not in ROLLOUTS:
+            raise ConfigError(
+                f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
+            )
+        if key == "epsilon" and not 0 <= number <= 1:
+            raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {shown(text)}")
+    elif abs(number) > MAX_WEIGHT:
+        bound = f"{MAX_WEIGHT:,.0f}"
+        raise ConfigError(f"policy {name}: {key} must be between -{bound} and {bound}, got {shown(text)}")
+
+
+def _split(name: str, rest: str) -> dict[str, str]:
+    """``"card=1,sweep=2"`` -> ``{"card": "1", "sweep": "2"}``, refusing blanks and repeated keys."""
+    given: dict[str, str] = {}
+    for item in rest.split(","):
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if not key:
+            raise ConfigError(f"policy {name}: empty parameter in {shown(rest)} (expected key=value,...)")
+        if not eq or not value:
+            raise ConfigError(f"policy {name}: parameter {shown(key)} needs a value (key=value)")
+        if key in given:
+            raise ConfigError(f"policy {name}: parameter {shown(key)} given twice")
+        given[key] = value
+    return given
+
+
+def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | None = None) -> PolicyChoice:
+    """Parse ``name`` or ``name:key=value,...`` for a game; unknown names, keys or values are a ConfigError.
+
+    A parameter is accepted only if the policy's kernel reads it (with ``rules``, under those rules too).
+    """
+    name, colon, rest = (part.strip() for part in text.partition(":"))
+    if not name:
+        raise ConfigError(f"policy {shown(text)}: no policy name (known policies: {', '.join(POLICIES)})")
     if name not in POLICIES:
-        raise ConfigError(f"unknown policy {name!r} (known policies: {', '.join(POLICIES)})")
+        raise ConfigError(f"unknown policy {shown(name)} (known policies: {', '.join(POLICIES)})")
     spec = POLICIES[name]
-    params = spec.params(variant)
-    for item in filter(None, (s.strip() for s in rest.split(","))):
-        key, eq, value = item.partition("=")
+    if colon and not rest:
+        raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {name}:key=value,...)")
+    given = _split(name, rest) if rest else {}
+    numbers = {key: _number(name, key, value) for key, value in given.items()}
+    for key, number in numbers.items():
+        if key in spec.all_params(variant):
+            _check_range(name, key, number, given[key])
+    params = spec.params(variant, numbers.get("rollout"))
+    for key, number in numbers.items():
         if key not in params:
-            known = ", ".join(params) or "none"
-            raise ConfigError(f"policy {name} in {variant}: unknown parameter {key!r} (parameters: {known})")
-        if not eq:
-            raise ConfigError(f"policy {name}: parameter {key!r} needs a value ({key}=...)")
-        try:
-            params[key] = float(value)
-        except ValueError:
-            raise ConfigError(f"policy {name}: parameter {key} must be a number, got {value!r}") from None
-        if key == "samples" and not (1 <= params[key] <= 200 and params[key] == int(params[key])):
-            raise ConfigError(f"policy {name}: samples must be a whole number from 1 to 200, got {value}")
-        if key == "rollout" and params[key] not in (1, 2, 3):
-            raise ConfigError(f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {value}")
-        if key == "epsilon" and not 0 <= params[key] <= 1:
-            raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {value}")
+            raise ConfigError(_unread(spec, variant, key, numbers.get("rollout")))
+        bound = RULE_BOUND.get((variant, key))
+        if bound is not None and rules is not None and rules.get(bound[0]) != bound[1]:
+            raise ConfigError(f"policy {name}: {key} is read only with --rule {bound[0]}={str(bound[1]).lower()}")
+        params[key] = number
     return PolicyChoice(spec, variant, params)
 
 
+def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> str:
+    """Why ``key`` is refused: unknown to the policy, or read only under another rollout (mc)."""
+    known = spec.all_params(variant)
+    if key in known:
+        read_by = [r for r in ROLLOUTS if key in spec.params(variant, r)]
+        now = int(rollout or MC_DEFAULTS["rollout"])
+        wanted = " or ".join(str(r) for r in read_by)
+        return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
+    names = ", ".join(known) or "none"
+    readers = [p.name for p in POLICIES.values() if key in p.all_params(variant)]
+    if readers:
+        return f"policy {spec.name} does not read {key} (its parameters: {names}; {key} is for {', '.join(readers)})"
+    return f"policy {spec.name} in {variant}: unknown parameter {shown(key)} (parameters: {names})"
+
+
 def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Kernel inputs: int64 ids per seat and float64 parameters ``[seat, MAX_PARAMS]``."""
+    """Kernel inputs: int64 ids per seat and float64 parameters ``[seat, MAX_PARAMS]``.
+
+    A slot a seat's kernel does not read is filled with its default all the same, so rows stay comparable.
+    """
     ids = np.array([c.spec.policy_id for c in choices], dtype=np.int64)
     params = np.zeros((len(choices), MAX_PARAMS), dtype=np.float64)
     for seat, c in enumerate(choices):
-        if not c.spec.weighted:
+        if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
-        params[seat, :52] = weights.card_points(c.variant, c.params, rules)
-        params[seat, P_PER_CARD] = c.params["card"]
-        params[seat, P_SWEEP] = c.params["sweep"]
-        params[seat, P_RISK] = c.params["risk"]
-        params[seat, P_SAMPLES] = c.params["samples"]
-        params[seat, P_SUIT] = weights.suit_weight(c.variant, c.params, rules)
-        params[seat, P_HOLD] = c.params["hold"]
+        row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params
+        params[seat, :52] = weights.card_points(c.variant, row, rules)
+        params[seat, P_PER_CARD] = row["card"]
+        params[seat, P_SWEEP] = row["sweep"]
+        params[seat, P_RISK] = row["risk"]
+        params[seat, P_SAMPLES] = row["samples"]
+        params[seat, P_SUIT] = weights.suit_weight(c.variant, row, rules)
+        params[seat, P_HOLD] = row["hold"]
         if c.spec.policy_id == POLICY_MC:
-            params[seat, P_EPSILON] = c.params["epsilon"]
-            params[seat, P_ROLLOUT] = c.params["rollout"]
+            params[seat, P_EPSILON] = row["epsilon"]
+            params[seat, P_ROLLOUT] = row["rollout"]
     return ids, params

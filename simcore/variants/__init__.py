@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, shown
 from simcore.variants import foracio, kaszino, scopa, skopa
 from simcore.variants.base import RuleKey, Rules, VariantSpec
 
@@ -11,11 +11,10 @@ VARIANTS: dict[str, VariantSpec] = {spec.name: spec for spec in (scopa.SPEC, kas
 
 def get_variant(name: str) -> VariantSpec:
     """The variant called ``name``, or a ConfigError listing the known ones."""
-    try:
+    if name in VARIANTS:
         return VARIANTS[name]
-    except KeyError:
-        known = ", ".join(VARIANTS)
-        raise ConfigError(f"unknown variant {name!r} (known variants: {known})") from None
+    known = ", ".join(VARIANTS)
+    raise ConfigError(f"unknown variant {shown(name)} (known variants: {known})")
 
 
 __all__ = ["VARIANTS", "RuleKey", "Rules", "VariantSpec", "get_variant"]

@@ -7,13 +7,14 @@ variant data from globals (Numba would freeze those into its cache).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, shown
 
 # Rules.variant ids
 SCOPA, KASZINO, FORACIO, SKOPA = 0, 1, 2, 3
@@ -93,6 +94,8 @@ class RuleKey:
     def parse(self, raw: object) -> int | bool | str:
         """Validate a raw value (a CLI string or a Python value) into the key's type."""
         kind = type(self.default)
+        if isinstance(raw, str) and not raw.strip():
+            raise ConfigError(f"rule {self.name}: empty value (values: {self.describe_values()})")
         if kind is bool:
             value = _parse_bool(self.name, raw)
         elif kind is int:
@@ -101,11 +104,12 @@ class RuleKey:
             value = str(raw).strip()
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(_show(c) for c in self.choices)
-            raise ConfigError(f"rule {self.name}: {_show(raw)} is not allowed (choose one of: {allowed})")
+            value_text = shown(_show(raw), quote=False)
+            raise ConfigError(f"rule {self.name}: {value_text} is not allowed (choose one of: {allowed})")
         if self.min is not None and value < self.min:
-            raise ConfigError(f"rule {self.name}: {value} is below the minimum {self.min}")
+            raise ConfigError(f"rule {self.name}: {shown(value)} is below the minimum {self.min}")
         if self.max is not None and value > self.max:
-            raise ConfigError(f"rule {self.name}: {value} is above the maximum {self.max}")
+            raise ConfigError(f"rule {self.name}: {shown(value)} is above the maximum {self.max}")
         return value
 
     def describe_values(self) -> str:
@@ -129,18 +133,17 @@ def _parse_bool(name: str, raw: object) -> bool:
         return True
     if text in ("false", "0", "no", "off"):
         return False
-    raise ConfigError(f"rule {name}: expected true or false, got {raw!r}")
+    raise ConfigError(f"rule {name}: expected true or false, got {shown(raw)}")
 
 
 def _parse_int(name: str, raw: object) -> int:
-    if isinstance(raw, bool):
-        raise ConfigError(f"rule {name}: expected an integer, got {raw!r}")
-    if isinstance(raw, int):
+    if isinstance(raw, int) and not isinstance(raw, bool):
         return raw
-    try:
-        return int(str(raw).strip())
-    except ValueError:
-        raise ConfigError(f"rule {name}: expected an integer, got {raw!r}") from None
+    text = str(raw).strip() if isinstance(raw, str) else ""
+    # ASCII digits only: int() would also take "1_000" and other scripts' digits, and spend long on huge strings
+    if not re.fullmatch(r"[+-]?[0-9]{1,18}", text):
+        raise ConfigError(f"rule {name}: expected an integer, got {shown(raw)}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,7 @@ class VariantSpec:
             if k.name == name:
                 return k
         known = ", ".join(k.name for k in self.keys)
-        raise ConfigError(f"unknown rule key {name!r} for {self.name} (known keys: {known})")
+        raise ConfigError(f"unknown rule key {shown(name)} for {self.name} (known keys: {known})")
 
     def defaults(self) -> dict[str, Any]:
         return {k.name: k.default for k in self.keys}
