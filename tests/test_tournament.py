@@ -60,7 +60,7 @@ def test_pairing_table_and_ratings(tour):
     index, runs = load_tournament(tour)
     table = pairing_table(index, runs).set_index(["a", "b"])
     row = table.loc[("random", "greedy")]
-    games = pd.concat([g for first, second, g, _ in runs[:2]])
+    games = pd.concat([g for first, second, g in runs[:2]])
     assert row.games == 3000 and row.pairs == 1500
     wins_random = (runs[0][2].winner == 0).sum() + (runs[1][2].winner == 1).sum()
     assert row.wins == wins_random and len(games) == 3000
