@@ -229,11 +229,13 @@ def differences(there: Any, now: dict[str, Any]) -> str:
     """What differs between recorded settings and the ones asked for, short enough for a one-line error."""
     if not isinstance(there, dict):
         return "no settings recorded"
+    first = ("variant", "policies", "games", "seed", "chunk_size")  # the likely mistakes; rules last
+    keys = sorted(set(there) | set(now), key=lambda k: (first.index(k) if k in first else len(first), k))
     parts = []
-    for key in sorted(set(there) | set(now)):
+    for key in keys:
         old, new = there.get(key), now.get(key)
-        if old == new:
-            continue
+        if old == new or (key == "rules" and there.get("variant") != now.get("variant")):
+            continue  # the rules of two games differ in every key: the variant says it all
         if isinstance(old, dict) and isinstance(new, dict):
             parts += [
                 f"rule {k}: {_cut(repr(old.get(k)))} there, {_cut(repr(new.get(k)))} now"

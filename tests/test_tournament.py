@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
+import shutil
 
 import pandas as pd
 import pytest
+from rich.console import Console
+from rich.progress import Progress
 from scipy import stats
 from typer.testing import CliRunner
 
 from analysis import load_run, seat_win_rates
 from analysis.tournament import bradley_terry, load_tournament, pairing_table
 from cli.app import app
+from cli.commands.tournament import TournamentBar
 from simcore import api
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
@@ -26,9 +31,9 @@ def test_split_policies_keeps_parameters_together():
 
 
 def test_plan_checks_before_running(tmp_path):
-    with pytest.raises(ConfigError, match="two different policies"):
+    with pytest.raises(ConfigError, match="given more than once"):
         plan("scopa", ["greedy", "greedy"], 10, 1, {}, tmp_path)
-    with pytest.raises(ConfigError, match="more than two sides"):
+    with pytest.raises(ConfigError, match="3 sides; a tournament needs two"):
         plan("skopa", ["greedy", "random"], 10, 1, {"players": 3}, tmp_path)
     with pytest.raises(ConfigError, match="unknown policy"):
         plan("scopa", ["greedy", "minimax"], 10, 1, {}, tmp_path)
@@ -93,9 +98,117 @@ def test_tournament_command(tmp_path):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "Bradley–Terry" in result.output and "points:card=0.1" in result.output
-    assert json.loads((out / "tournament.json").read_text())["games"] == 300
+    index = json.loads((out / "tournament.json").read_text())
+    assert index["games"] == 300 and index["complete"] and index["format"] == "scopasim-tournament"
     again = runner.invoke(app, args)
     assert again.exit_code == 1 and "already exists" in again.output
     assert runner.invoke(app, [*args, "--resume"]).exit_code == 0
-    bad = runner.invoke(app, ["tournament", "--policies", "greedy,alphazero", "-o", tmp_path / "x"])
-    assert bad.exit_code == 1 and bad.output.startswith("error: unknown policy") and not (tmp_path / "x").exists()
+
+
+def test_results_files_formats_and_analyze_agree_at_the_level_asked(tmp_path):
+    """The folder holds the tables as CSV and JSON; --format and ``analyze TOURNAMENT`` show the same numbers; every
+    label names the level used."""
+    out = tmp_path / "t"
+    args = ["tournament", "--policies", "random,greedy,points", "-n", "200", "-s", "3", "-q", "-o", out]
+    shown = runner.invoke(app, [*args, "--level", "0.9"])
+    assert shown.exit_code == 0, shown.output
+    assert "90% CI" in shown.output and "90% Wilson" in shown.output and "90% Wald" in shown.output
+    assert "95%" not in shown.output
+    pairings = pd.read_csv(out / "pairings.csv")
+    ratings = pd.read_csv(out / "ratings.csv")
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["level"] == 0.9 and saved["tournament"]["policies"] == ["random", "greedy", "points"]
+    assert list(pairings[["a", "b"]].itertuples(index=False, name=None)) == [
+        ("random", "greedy"),
+        ("random", "points"),
+        ("greedy", "points"),
+    ]
+    assert set(ratings.policy) == {"random", "greedy", "points"} and pairings.games.eq(400).all()
+    assert saved["tables"]["pairings"] == json.loads(pairings.to_json(orient="records", double_precision=15))
+
+    analyzed = runner.invoke(app, ["analyze", str(out), "--format", "json", "--level", "0.9"])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert json.loads(analyzed.stdout)["tables"] == saved["tables"]
+    # another level: other intervals, other labels, same estimates
+    wider = json.loads(runner.invoke(app, ["analyze", str(out), "-f", "json", "--level", "0.99"]).stdout)
+    for narrow, wide in zip(saved["tables"]["pairings"], wider["tables"]["pairings"], strict=True):
+        assert (
+            wide["rate"] == narrow["rate"] and wide["ci_low"] < narrow["ci_low"] < narrow["ci_high"] < wide["ci_high"]
+        )
+        assert wide["margin_low"] < narrow["margin_low"]
+    table = runner.invoke(app, ["analyze", str(out), "--level", "0.99"])
+    assert table.exit_code == 0 and "99% CI" in table.stdout and "Bradley–Terry" in table.stdout
+    csv = runner.invoke(app, ["analyze", str(out), "-f", "csv", "--table", "ratings"]).stdout
+    assert pd.read_csv(io.StringIO(csv)).policy.tolist() == ratings.policy.tolist()
+    markdown = runner.invoke(app, [*args, "--resume", "-f", "markdown"])
+    assert markdown.exit_code == 0 and "| random | greedy | 400 |" in markdown.stdout and "95% CI" in markdown.stdout
+    both = runner.invoke(app, [*args, "--resume", "-f", "csv"]).stdout
+    assert both.startswith("# table: pairings\n") and "\n# table: ratings\n" in both
+
+
+def test_resume_counts_only_the_games_left(tmp_path, monkeypatch):
+    """A seating with two of three chunks done and a missing seating: the bar's total and its advances are the 40
+    games left, whatever the granularity of the engine's reports (here one call per game)."""
+    out = tmp_path / "t"
+    kw = dict(games=30, seed=8, out=out, chunk_size=10, threads=1)
+    run_tournament("scopa", ["random", "greedy"], **kw)
+    complete = load_run(out / "random-vs-greedy" / "ab").games
+    manifest = out / "random-vs-greedy" / "ab" / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc.update(complete=False, chunks_done=[0, 1])
+    manifest.write_text(json.dumps(doc))
+    shutil.rmtree(out / "random-vs-greedy" / "ba")
+
+    seatings = plan("scopa", ["random", "greedy"], 30, 8, {}, out, resume=True, chunk_size=10)
+    assert [(s.status, s.done_games, s.todo) for s in seatings] == [("resume", 20, 10), ("new", 0, 30)]
+    real = api.run_chunks
+
+    def per_game(writer, progress=None, **kwargs):  # the engine reporting every game, after the games already done
+        first = [True]
+
+        def report(n):
+            if first[0]:
+                first[0] = False
+                return progress(n)
+            for _ in range(n):
+                progress(1)
+
+        return real(writer, report, **kwargs)
+
+    monkeypatch.setattr(api, "run_chunks", per_game)
+    progress = Progress(console=Console(file=io.StringIO()))
+    bar = TournamentBar(seatings, progress)
+    calls = []
+    run_tournament(
+        "scopa", ["random", "greedy"], **kw, resume=True, progress=bar.advance,
+        on_seating=lambda k, s, todo: (calls.append((k, s.label, todo)), bar.seating(k, s, todo)),
+    )  # fmt: skip
+    assert calls == [(1, "random vs greedy", 10), (2, "greedy vs random", 30)]
+    assert bar.total == bar.completed == 40
+    task = progress.tasks[0]
+    assert task.total == task.completed == 40 and task.description == "greedy vs random (2/2)"
+    assert load_run(out / "random-vs-greedy" / "ab").games.equals(complete)
+
+
+def test_an_interrupted_tournament_keeps_its_index_and_resumes(tmp_path, monkeypatch):
+    out = tmp_path / "t"
+    real, calls = api.run_chunks, []
+
+    def interrupted(writer, *args, **kwargs):
+        calls.append(writer.path)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(writer, *args, **kwargs)
+
+    monkeypatch.setattr(api, "run_chunks", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament("scopa", ["random", "greedy"], games=50, seed=9, out=out, threads=1)
+    index = json.loads((out / "tournament.json").read_text())
+    assert index["complete"] is False and len(index["runs"]) == 2
+    assert not (out / "pairings.csv").exists()
+    monkeypatch.setattr(api, "run_chunks", real)
+    args = ["tournament", "--policies", "random,greedy", "-n", "50", "-s", "9", "-q", "-o", out, "--resume"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "tournament.json").read_text())["complete"] is True
+    assert (out / "pairings.csv").exists() and (out / "ratings.csv").exists()
