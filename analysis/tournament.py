@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import pandas as pd
 from analysis.load import load_run
 from analysis.stats import win_rate
 from simcore.errors import OutputError
-from simcore.tournament import OUTPUTS, read_index
+from simcore.tournament import OUTPUTS, read_index, write_atomic
 
 ELO = 400 / np.log(10)
 TABLES = ("pairings", "ratings")
@@ -150,23 +149,11 @@ def tournament_results(path: str | Path, level: float = 0.95) -> TournamentResul
 def write_results(results: TournamentResults) -> list[Path]:
     """Write ``pairings.csv``, ``ratings.csv`` and ``results.json`` into the tournament folder (each to a
     temporary name, then renamed); returns their paths."""
-    texts = {
-        "pairings.csv": results.pairings.to_csv(index=False),
-        "ratings.csv": results.ratings.to_csv(index=False),
-        "results.json": to_json(results),
-    }
-    assert tuple(texts) == OUTPUTS
+    texts = (results.pairings.to_csv(index=False), results.ratings.to_csv(index=False), to_json(results))
     written = []
-    for name, text in texts.items():
-        path = results.path / name
-        tmp = path.with_name(f".{name}.tmp")
-        try:
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
-        written.append(path)
+    for name, text in zip(OUTPUTS, texts, strict=True):
+        write_atomic(results.path / name, text)
+        written.append(results.path / name)
     return written
 
 

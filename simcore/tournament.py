@@ -162,7 +162,7 @@ def check_out(out: Path, settings: dict[str, Any], folders: set[str], resume: bo
     """Refuse an output that is a file, a non-empty folder without ``resume``, or (resuming) a folder that is not
     provably this tournament: an index of other settings or not ours, result files or other entries without an
     index."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.exists() and not out.is_dir():
         raise OutputError(f"output {out} exists and is not a folder")
     entries = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
     if not entries:
@@ -171,7 +171,7 @@ def check_out(out: Path, settings: dict[str, Any], folders: set[str], resume: bo
         raise OutputError(f"output {out} already exists and is not empty (use --resume to finish it, or another --out)")
     index = read_index(out)
     if index is None:
-        strays = [name for name in entries if name not in folders and name != f".{INDEX}.tmp"]
+        strays = [name for name in entries if name not in folders and not _is_temporary(name)]
         if strays:
             raise OutputError(
                 f"cannot resume {out}: it has no {INDEX} and holds {strays[0]!r}, which this tournament did not "
@@ -204,7 +204,9 @@ def read_index(out: Path) -> dict[str, Any] | None:
 def seating_status(path: Path, config: RunConfig) -> tuple[str, int]:
     """What a seating folder needs (``"new"``, ``"resume"``, ``"done"``) and the games it holds; a folder that
     holds anything but this seating's run is refused, naming it and what differs."""
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
+    if path.is_symlink():
+        raise OutputError(f"seating folder {path} is a symbolic link; a tournament writes only folders it creates")
+    if path.exists() and not path.is_dir():
         raise OutputError(f"seating folder {path} exists and is not a folder")
     if not path.exists() or not any(path.iterdir()):
         return "new", 0
@@ -323,13 +325,24 @@ def _played_only(progress: ProgressFn | None, done: int) -> ProgressFn | None:
 
 
 def write_index(out: Path, index: dict[str, Any]) -> None:
-    """Write ``tournament.json`` atomically (a temporary file renamed over it)."""
-    path = Path(out) / INDEX
-    tmp = path.with_name(f".{INDEX}.tmp")
+    """Write ``tournament.json`` atomically."""
+    write_atomic(Path(out) / INDEX, json.dumps(index, indent=2))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file of this process next to ``path``, then rename it over ``path``: a reader
+    never sees half a file, and an interruption leaves no temporary file behind."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(index, indent=2))
+        tmp.write_text(text)
         os.replace(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")

@@ -71,6 +71,12 @@ def _seating_file(finished: Path, out: Path) -> None:
     (out / PAIRING / "ba").write_text("not a folder")
 
 
+def _seating_symlink(finished: Path, out: Path) -> None:
+    _copy(finished, out)
+    shutil.move(out / PAIRING / "ba", out.parent / "elsewhere")
+    (out / PAIRING / "ba").symlink_to(out.parent / "elsewhere", target_is_directory=True)
+
+
 def _seating_no_manifest(finished: Path, out: Path) -> None:
     _copy(finished, out)
     (out / PAIRING / "ab" / "manifest.json").unlink()
@@ -169,6 +175,7 @@ CASES = [
     ("seating-other-seed", _seating_seed, resume, 1, "seed: 6 there, 5 now"),
     ("seating-other-games", _seating_games, resume, 1, "games: 40 there, 20 now); choose"),
     ("seating-is-a-file", _seating_file, resume, 1, "/ba exists and is not a folder"),
+    ("seating-symlink", _seating_symlink, resume, 1, "/ba is a symbolic link"),
     ("seating-without-manifest", _seating_no_manifest, resume, 1, "holds no run"),
     ("seating-bad-manifest", _seating_bad_manifest, resume, 1, "seating folder"),
     ("no-index-user-results", _no_index_plus("pairings.csv"), resume, 1, "pairings.csv"),

@@ -46,7 +46,9 @@ def tournament(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Tournament folder. [default: results/tournament-...]")
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted tournament in --out.")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Finish an interrupted tournament in --out (same settings; checked first).")
+    ] = False,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     fmt: Annotated[
         Format, typer.Option("--format", "-f", help="table (rich, for people), csv, json or markdown.")
