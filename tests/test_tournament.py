@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 
 import pandas as pd
 import pytest
@@ -146,24 +145,29 @@ def test_results_files_formats_and_analyze_agree_at_the_level_asked(tmp_path):
     assert both.startswith("# table: pairings\n") and "\n# table: ratings\n" in both
 
 
-def test_resume_counts_only_the_games_left(tmp_path, monkeypatch):
-    """A seating with two of three chunks done and a missing seating: the bar's total and its advances are the 40
-    games left, whatever the granularity of the engine's reports (here one call per game)."""
+@pytest.mark.parametrize("reports", ["as-the-engine-does", "one-per-game"])
+def test_resume_counts_only_the_games_left(tmp_path, monkeypatch, reports):
+    """Interrupted after 20 games of its first seating: on resume the bar's total and its advances are the games
+    left (the games already played are not in the bar), whatever the granularity of the engine's reports."""
     out = tmp_path / "t"
     kw = dict(games=30, seed=8, out=out, chunk_size=10, threads=1)
-    run_tournament("scopa", ["random", "greedy"], **kw)
-    complete = load_run(out / "random-vs-greedy" / "ab").games
-    manifest = out / "random-vs-greedy" / "ab" / "manifest.json"
-    doc = json.loads(manifest.read_text())
-    doc.update(complete=False, chunks_done=[0, 1])
-    manifest.write_text(json.dumps(doc))
-    shutil.rmtree(out / "random-vs-greedy" / "ba")
+    played = []
 
+    def ctrl_c_at_20(n):
+        played.append(n)
+        if sum(played) >= 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament("scopa", ["random", "greedy"], **kw, progress=ctrl_c_at_20)
     seatings = plan("scopa", ["random", "greedy"], 30, 8, {}, out, resume=True, chunk_size=10)
-    assert [(s.status, s.done_games, s.todo) for s in seatings] == [("resume", 20, 10), ("new", 0, 30)]
+    done = seatings[0].done_games
+    assert [(s.status, s.todo) for s in seatings] == [("resume", 30 - done), ("new", 30)] and 0 < done < 30
     real = api.run_chunks
 
-    def per_game(writer, progress=None, **kwargs):  # the engine reporting every game, after the games already done
+    def per_game(writer, progress=None, **kwargs):  # one call per game, after the report of the games already done
+        if progress is None:
+            return real(writer, None, **kwargs)
         first = [True]
 
         def report(n):
@@ -175,7 +179,8 @@ def test_resume_counts_only_the_games_left(tmp_path, monkeypatch):
 
         return real(writer, report, **kwargs)
 
-    monkeypatch.setattr(api, "run_chunks", per_game)
+    if reports == "one-per-game":
+        monkeypatch.setattr(api, "run_chunks", per_game)
     progress = Progress(console=Console(file=io.StringIO()))
     bar = TournamentBar(seatings, progress)
     calls = []
@@ -183,11 +188,14 @@ def test_resume_counts_only_the_games_left(tmp_path, monkeypatch):
         "scopa", ["random", "greedy"], **kw, resume=True, progress=bar.advance,
         on_seating=lambda k, s, todo: (calls.append((k, s.label, todo)), bar.seating(k, s, todo)),
     )  # fmt: skip
-    assert calls == [(1, "random vs greedy", 10), (2, "greedy vs random", 30)]
-    assert bar.total == bar.completed == 40
+    assert calls == [(1, "random vs greedy", 30 - done), (2, "greedy vs random", 30)]
+    assert bar.total == bar.completed == 60 - done
     task = progress.tasks[0]
-    assert task.total == task.completed == 40 and task.description == "greedy vs random (2/2)"
-    assert load_run(out / "random-vs-greedy" / "ab").games.equals(complete)
+    assert task.total == task.completed == 60 - done and task.description == "greedy vs random (2/2)"
+    fresh = tmp_path / "fresh"
+    run_tournament("scopa", ["random", "greedy"], **{**kw, "out": fresh})
+    for path in ("random-vs-greedy/ab", "random-vs-greedy/ba"):
+        assert load_run(out / path).games.equals(load_run(fresh / path).games)
 
 
 def test_an_interrupted_tournament_keeps_its_index_and_resumes(tmp_path, monkeypatch):
