@@ -27,7 +27,7 @@ import pandas as pd
 from analysis.load import load_run
 from analysis.stats import win_rate
 from simcore.errors import OutputError
-from simcore.tournament import OUTPUTS, read_index, write_atomic
+from simcore.tournament import OUTPUTS, pairing_name, read_index, write_atomic
 
 ELO = 400 / np.log(10)
 TABLES = ("pairings", "ratings")
@@ -39,21 +39,42 @@ def level_label(level: float) -> str:
 
 
 def load_tournament(path: str | Path) -> tuple[dict, list[tuple[str, str, pd.DataFrame]]]:
-    """The tournament index and, per seating, (first, second, games table)."""
+    """The tournament index and, per seating, (first, second, games table).
+
+    The index must list exactly the seatings of its policies, and each seating folder must hold that seating's
+    run (variant, rules, seed, games, and its policy per seat): a folder swapped, copied from elsewhere or cut
+    short is named, never analysed as something it is not.
+    """
     path = Path(path)
     index = read_index(path)
     if index is None:
         raise OutputError(f"{path} is not a tournament folder (no tournament.json)")
     if index.get("complete") is False:
         raise OutputError(f"tournament {path} is incomplete (finish it with tournament --resume --out {path})")
+    expected = _seatings(index)
+    listed = [(r.get("first"), r.get("second"), r.get("path")) for r in index["runs"] if isinstance(r, dict)]
+    if listed != expected:
+        raise OutputError(f"{path / 'tournament.json'}: its runs are not the seatings of its policies")
     runs = []
-    for run in index["runs"]:
+    for first, second, folder in expected:
         # only the games table is needed; one column of deals keeps memory small
-        loaded = load_run(
-            path / run["path"], columns={"games": ["game", "winner", "total_0", "total_1"], "deals": ["game"]}
-        )
-        runs.append((run["first"], run["second"], loaded.games))
+        run = load_run(path / folder, columns={"games": ["game", "winner", "total_0", "total_1"], "deals": ["game"]})
+        seats = [first if s % 2 == 0 else second for s in range(run.players)]
+        found = {"variant": run.variant, "rules": run.rules, "seed": run.seed, "games": len(run.games)}
+        wrong = [k for k, v in found.items() if index.get(k) != v] + (["policies"] if run.policies != seats else [])
+        if wrong:
+            raise OutputError(f"seating {path / folder} is not the run its tournament.json lists ({', '.join(wrong)})")
+        runs.append((first, second, run.games))
     return index, runs
+
+
+def _seatings(index: dict) -> list[tuple[str, str, str]]:
+    policies = index["policies"]
+    out = []
+    for i, a in enumerate(policies):
+        for b in policies[i + 1 :]:
+            out += [(a, b, f"{pairing_name(a, b)}/ab"), (b, a, f"{pairing_name(a, b)}/ba")]
+    return out
 
 
 def pairing_table(index: dict, runs: list, level: float = 0.95) -> pd.DataFrame:

@@ -215,8 +215,38 @@ def test_analyze_of_a_tournament_refused(finished, tmp_path, args, match):
     refused(args(out), tmp_path, code=1, match=match)
 
 
-def test_analyze_of_an_incomplete_tournament_refused(finished, tmp_path):
-    out = tmp_path / "t"
+def _incomplete(finished: Path, out: Path) -> None:
     _copy(finished, out)
     _edit_json(out / "tournament.json", lambda index: index.update(complete=False))
-    refused(["analyze", out], tmp_path, code=1, match="incomplete")
+
+
+def _runs_cut(finished: Path, out: Path) -> None:
+    _copy(finished, out)
+    _edit_json(out / "tournament.json", lambda index: index.update(runs=index["runs"][:1]))
+
+
+def _seating_other_run(finished: Path, out: Path) -> None:
+    """A seating folder replaced by a finished run of another seed (its manifest and parts agree with each
+    other, but not with the tournament)."""
+    _copy(finished, out)
+    shutil.rmtree(out / PAIRING / "ba")
+    other = out.parent / "other"
+    run_tournament("scopa", POLICIES.split(","), games=GAMES, seed=SEED + 1, out=other, threads=1)
+    shutil.copytree(other / PAIRING / "ba", out / PAIRING / "ba")
+    shutil.rmtree(other)
+
+
+ANALYZE_DAMAGED = [
+    ("index-incomplete", _incomplete, "is incomplete"),
+    ("index-runs-cut", _runs_cut, "not the seatings of its policies"),
+    ("seatings-swapped", _swap_seatings, "/ab is not the run its tournament.json lists (policies)"),
+    ("seating-of-another-seed", _seating_other_run, "/ba is not the run its tournament.json lists (seed)"),
+    ("index-foreign", _index('{"runs": []}'), "not a scopasim tournament index"),
+]
+
+
+@pytest.mark.parametrize(("setup", "match"), [c[1:] for c in ANALYZE_DAMAGED], ids=[c[0] for c in ANALYZE_DAMAGED])
+def test_analyze_of_a_damaged_tournament_refused(finished, tmp_path, setup, match):
+    out = tmp_path / "t"
+    setup(finished, out)
+    refused(["analyze", out], tmp_path, code=1, match=match)
