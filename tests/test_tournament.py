@@ -198,23 +198,23 @@ def test_resume_counts_only_the_games_left(tmp_path, monkeypatch, reports):
         assert load_run(out / path).games.equals(load_run(fresh / path).games)
 
 
-def test_an_interrupted_tournament_keeps_its_index_and_resumes(tmp_path, monkeypatch):
+def test_an_interrupted_tournament_keeps_its_index_and_resumes(tmp_path):
+    """Ctrl-C in the second seating (raised from the progress report, as a signal would arrive while it plays)."""
     out = tmp_path / "t"
-    real, calls = api.run_chunks, []
+    seating = []
 
-    def interrupted(writer, *args, **kwargs):
-        calls.append(writer.path)
-        if len(calls) == 2:
+    def ctrl_c_in_second_seating(n):
+        if seating[-1] == 2:
             raise KeyboardInterrupt
-        return real(writer, *args, **kwargs)
 
-    monkeypatch.setattr(api, "run_chunks", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        run_tournament("scopa", ["random", "greedy"], games=50, seed=9, out=out, threads=1)
+        run_tournament(
+            "scopa", ["random", "greedy"], games=50, seed=9, out=out, threads=1, progress=ctrl_c_in_second_seating,
+            on_seating=lambda k, s, todo: seating.append(k),
+        )  # fmt: skip
     index = json.loads((out / "tournament.json").read_text())
     assert index["complete"] is False and len(index["runs"]) == 2
     assert not (out / "pairings.csv").exists()
-    monkeypatch.setattr(api, "run_chunks", real)
     args = ["tournament", "--policies", "random,greedy", "-n", "50", "-s", "9", "-q", "-o", out, "--resume"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
