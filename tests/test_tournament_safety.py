@@ -55,14 +55,19 @@ def _swap_seatings(finished: Path, out: Path) -> None:
     (pairing / "tmp").rename(pairing / "ba")
 
 
-def _seating_seed(finished: Path, out: Path) -> None:
-    _copy(finished, out)
-    _edit_json(out / PAIRING / "ba" / "manifest.json", lambda m: m["config"].update(seed=SEED + 1))
+def _seating_from(name: str, **settings) -> Callable[[Path, Path], None]:
+    """The copy, with seating folder ``name`` replaced by the same seating of a real tournament with other
+    ``settings`` (a consistent run folder, just not this tournament's)."""
 
+    def setup(finished: Path, out: Path) -> None:
+        _copy(finished, out)
+        other = out.parent / "other"
+        run_tournament("scopa", POLICIES.split(","), out=other, threads=1, **{"games": GAMES, "seed": SEED, **settings})
+        shutil.rmtree(out / PAIRING / name)
+        shutil.copytree(other / PAIRING / name, out / PAIRING / name)
+        shutil.rmtree(other)
 
-def _seating_games(finished: Path, out: Path) -> None:
-    _copy(finished, out)
-    _edit_json(out / PAIRING / "ab" / "manifest.json", lambda m: m["config"].update(games=GAMES * 2))
+    return setup
 
 
 def _seating_file(finished: Path, out: Path) -> None:
@@ -172,8 +177,8 @@ CASES = [
     ("index-foreign-object", _index('{"name": "my experiment", "runs": []}'), resume, 1, "signature"),
     ("index-json-array", _index("[1, 2, 3]"), resume, 1, "not a scopasim tournament index"),
     ("seatings-swapped", _swap_seatings, resume, 1, "/ab holds a run of other settings"),
-    ("seating-other-seed", _seating_seed, resume, 1, "seed: 6 there, 5 now"),
-    ("seating-other-games", _seating_games, resume, 1, "games: 40 there, 20 now); choose"),
+    ("seating-other-seed", _seating_from("ba", seed=SEED + 1), resume, 1, "seed: 6 there, 5 now"),
+    ("seating-other-games", _seating_from("ab", games=GAMES * 2), resume, 1, "games: 40 there, 20 now); choose"),
     ("seating-is-a-file", _seating_file, resume, 1, "/ba exists and is not a folder"),
     ("seating-symlink", _seating_symlink, resume, 1, "/ba is a symbolic link"),
     ("seating-without-manifest", _seating_no_manifest, resume, 1, "holds no run"),
@@ -225,22 +230,15 @@ def _runs_cut(finished: Path, out: Path) -> None:
     _edit_json(out / "tournament.json", lambda index: index.update(runs=index["runs"][:1]))
 
 
-def _seating_other_run(finished: Path, out: Path) -> None:
-    """A seating folder replaced by a finished run of another seed (its manifest and parts agree with each
-    other, but not with the tournament)."""
-    _copy(finished, out)
-    shutil.rmtree(out / PAIRING / "ba")
-    other = out.parent / "other"
-    run_tournament("scopa", POLICIES.split(","), games=GAMES, seed=SEED + 1, out=other, threads=1)
-    shutil.copytree(other / PAIRING / "ba", out / PAIRING / "ba")
-    shutil.rmtree(other)
-
-
 ANALYZE_DAMAGED = [
     ("index-incomplete", _incomplete, "is incomplete"),
     ("index-runs-cut", _runs_cut, "not the seatings of its policies"),
     ("seatings-swapped", _swap_seatings, "/ab is not the run its tournament.json lists (policies)"),
-    ("seating-of-another-seed", _seating_other_run, "/ba is not the run its tournament.json lists (seed)"),
+    (
+        "seating-of-another-seed",
+        _seating_from("ba", seed=SEED + 1),
+        "/ba is not the run its tournament.json lists (seed)",
+    ),
     ("index-foreign", _index('{"runs": []}'), "not a scopasim tournament index"),
 ]
 
