@@ -1,17 +1,25 @@
-"""Tournament results: per pairing win rate and point margin with 95% intervals, and Bradley–Terry ratings.
+"""Tournament results: per pairing win rate and point margin with intervals, and Bradley–Terry ratings.
 
 A pairing (A, B) has two runs over the same deals, A in the even seats (``ab``) and B there (``ba``). Game ``i`` of
 both runs is one duplicate pair: A's margin in the pair is the mean of its two margins, which removes most of the
 deal luck; the interval on the mean margin is a t interval over pairs. Ratings come from a Bradley–Terry model
 (a binomial GLM on the pairings' win counts, statsmodels), on the Elo scale (400 points = 10:1 odds), the first
-policy anchored at 0, with 95% Wald intervals; half a win and half a loss are added to every pairing so that a
-pairing won every time still gives a finite rating.
+policy anchored at 0, with Wald intervals; half a win and half a loss are added to every pairing so that a
+pairing won every time still gives a finite rating. Every interval is at the confidence ``level`` asked for, and
+every label says it.
+
+:func:`tournament_results` computes both tables; :func:`write_results` stores them in the tournament folder
+(``pairings.csv``, ``ratings.csv``, ``results.json``); :func:`to_csv`, :func:`to_json` and :func:`to_markdown`
+render them like ``scopasim analyze`` renders a run.
 """
 
 from __future__ import annotations
 
+import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,31 +27,64 @@ import pandas as pd
 from analysis.load import load_run
 from analysis.stats import win_rate
 from simcore.errors import OutputError
+from simcore.tournament import OUTPUTS, pairing_name, read_index, write_atomic
 
 ELO = 400 / np.log(10)
+TABLES = ("pairings", "ratings")
 
 
-def load_tournament(path: str | Path) -> tuple[dict, list[tuple[str, str, pd.DataFrame, pd.DataFrame]]]:
-    """The tournament index and, per run, (first, second, games, deals)."""
+def level_label(level: float) -> str:
+    """``0.9`` -> ``"90%"``, ``0.999`` -> ``"99.9%"``."""
+    return f"{round(level * 100, 6):g}%"
+
+
+def load_tournament(path: str | Path) -> tuple[dict, list[tuple[str, str, pd.DataFrame]]]:
+    """The tournament index and, per seating, (first, second, games table).
+
+    The index must list exactly the seatings of its policies, and each seating folder must hold that seating's
+    run (variant, rules, seed, games, and its policy per seat): a folder swapped, copied from elsewhere or cut
+    short is named, never analysed as something it is not.
+    """
     path = Path(path)
-    try:
-        index = json.loads((path / "tournament.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise OutputError(f"{path} is not a finished tournament (tournament.json: {exc})") from None
+    index = read_index(path)
+    if index is None:
+        raise OutputError(f"{path} is not a tournament folder (no tournament.json)")
+    if index.get("complete") is False:
+        raise OutputError(f"tournament {path} is incomplete (finish it with tournament --resume --out {path})")
+    expected = _seatings(index)
+    listed = [(r.get("first"), r.get("second"), r.get("path")) for r in index["runs"] if isinstance(r, dict)]
+    if listed != expected:
+        raise OutputError(f"{path / 'tournament.json'}: its runs are not the seatings of its policies")
     runs = []
-    for run in index["runs"]:
-        loaded = load_run(path / run["path"], columns={"games": ["game", "winner", "total_0", "total_1"]})
-        runs.append((run["first"], run["second"], loaded.games, loaded.deals))
+    for first, second, folder in expected:
+        # only the games table is needed; one column of deals keeps memory small
+        run = load_run(path / folder, columns={"games": ["game", "winner", "total_0", "total_1"], "deals": ["game"]})
+        seats = [first if s % 2 == 0 else second for s in range(run.players)]
+        found = {"variant": run.variant, "rules": run.rules, "seed": run.seed, "games": len(run.games)}
+        wrong = [k for k, v in found.items() if index.get(k) != v] + (["policies"] if run.policies != seats else [])
+        if wrong:
+            raise OutputError(f"seating {path / folder} is not the run its tournament.json lists ({', '.join(wrong)})")
+        runs.append((first, second, run.games))
     return index, runs
 
 
-def pairing_table(index: dict, runs: list) -> pd.DataFrame:
+def _seatings(index: dict) -> list[tuple[str, str, str]]:
+    policies = index["policies"]
+    out = []
+    for i, a in enumerate(policies):
+        for b in policies[i + 1 :]:
+            out += [(a, b, f"{pairing_name(a, b)}/ab"), (b, a, f"{pairing_name(a, b)}/ba")]
+    return out
+
+
+def pairing_table(index: dict, runs: list, level: float = 0.95) -> pd.DataFrame:
     """One row per pairing (A, B): A's wins and win rate (Wilson interval), mean margin per duplicate pair."""
     from scipy import stats
 
     by_pair: dict[tuple[str, str], list[pd.DataFrame]] = {}
-    for first, second, games, _ in runs:
-        a, b = (first, second) if (first, second) in _pairs(index) else (second, first)
+    pairs = _pairs(index)
+    for first, second, games in runs:
+        a, b = (first, second) if (first, second) in pairs else (second, first)
         sign = 1 if first == a else -1
         g = games.set_index("game").sort_index()
         by_pair.setdefault((a, b), []).append(
@@ -59,12 +100,12 @@ def pairing_table(index: dict, runs: list) -> pd.DataFrame:
         wins = int(one.a_wins.sum() + two.a_wins.sum())
         n = len(one) + len(two)
         pair_margin = (one.margin + two.margin) / 2
-        half = stats.t.ppf(0.975, len(pair_margin) - 1) * stats.sem(pair_margin)
+        half = stats.t.ppf((1 + level) / 2, len(pair_margin) - 1) * stats.sem(pair_margin)
         rows.append(
             {
                 "a": a,
                 "b": b,
-                **{k: v for k, v in win_rate(wins, n).items()},
+                **win_rate(wins, n, level),
                 "pairs": len(pair_margin),
                 "margin": pair_margin.mean(),
                 "margin_low": pair_margin.mean() - half,
@@ -79,8 +120,8 @@ def _pairs(index: dict) -> set[tuple[str, str]]:
     return {(a, b) for i, a in enumerate(policies) for b in policies[i + 1 :]}
 
 
-def bradley_terry(table: pd.DataFrame, policies: list[str]) -> pd.DataFrame:
-    """Ratings on the Elo scale with 95% intervals; the first policy is the reference (0)."""
+def bradley_terry(table: pd.DataFrame, policies: list[str], level: float = 0.95) -> pd.DataFrame:
+    """Ratings on the Elo scale with Wald intervals at ``level``; the first policy is the reference (0)."""
     import statsmodels.api as sm
 
     design = np.zeros((len(table), len(policies)))
@@ -91,7 +132,7 @@ def bradley_terry(table: pd.DataFrame, policies: list[str]) -> pd.DataFrame:
     counts = np.column_stack([table.wins, table.games - table.wins]) + 0.5
     with np.errstate(divide="ignore", invalid="ignore"):  # a saturated model (2 policies) has no residual df
         fit = sm.GLM(counts, design[:, 1:], family=sm.families.Binomial()).fit()
-    low, high = fit.conf_int(0.05).T
+    low, high = fit.conf_int(1 - level).T
     rating = np.concatenate([[0.0], fit.params]) * ELO
     return pd.DataFrame(
         {
@@ -101,3 +142,121 @@ def bradley_terry(table: pd.DataFrame, policies: list[str]) -> pd.DataFrame:
             "high": np.concatenate([[0.0], high]) * ELO,
         }
     ).sort_values("rating", ascending=False, ignore_index=True)
+
+
+@dataclass(frozen=True)
+class TournamentResults:
+    """A tournament's settings (its index) and its two tables, at one confidence level."""
+
+    path: Path
+    index: dict[str, Any]
+    level: float
+    pairings: pd.DataFrame
+    ratings: pd.DataFrame
+
+    def tables(self, names: list[str] | None = None) -> dict[str, pd.DataFrame]:
+        both = {"pairings": self.pairings, "ratings": self.ratings}
+        return {n: t for n, t in both.items() if names is None or n in names}
+
+
+def tournament_results(path: str | Path, level: float = 0.95) -> TournamentResults:
+    """Read a finished tournament folder and compute its pairing table and ratings at ``level``."""
+    index, runs = load_tournament(path)
+    pairings = pairing_table(index, runs, level)
+    ratings = bradley_terry(pairings, index["policies"], level)
+    return TournamentResults(Path(path), index, level, pairings, ratings)
+
+
+def write_results(results: TournamentResults) -> list[Path]:
+    """Write ``pairings.csv``, ``ratings.csv`` and ``results.json`` into the tournament folder (each to a
+    temporary name, then renamed); returns their paths."""
+    texts = (results.pairings.to_csv(index=False), results.ratings.to_csv(index=False), to_json(results))
+    written = []
+    for name, text in zip(OUTPUTS, texts, strict=True):
+        write_atomic(results.path / name, text)
+        written.append(results.path / name)
+    return written
+
+
+# ---------------------------------------------------------------- rendering, shared with ``scopasim analyze``
+
+
+def titles(results: TournamentResults) -> dict[str, tuple[str, str]]:
+    """Table name -> (title, caption), each naming the confidence level."""
+    index, lv = results.index, level_label(results.level)
+    first = index["policies"][0]
+    return {
+        "pairings": (
+            f"{index['variant']}: duplicate pairings ({index['games']:,} deal pairs each, seed {index['seed']})",
+            f"A's win rate with its {lv} Wilson interval; A's margin: points per game, A minus B, averaged over "
+            f"each duplicate pair, with its {lv} t interval over pairs",
+        ),
+        "ratings": (
+            f"Bradley–Terry ratings (Elo scale, {first} = 0, {lv} Wald intervals)",
+            "400 points = 10:1 odds of winning a game",
+        ),
+    }
+
+
+def display(name: str, df: pd.DataFrame, level: float) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows of strings a person sees for table ``name``."""
+    lv = f"{level_label(level)} CI"
+    if name == "pairings":
+        headers = ["A", "B", "games", "A wins", "A's win rate", lv, "A's margin per game", f"margin {lv}"]
+        rows = [
+            [
+                r.a,
+                r.b,
+                f"{r.games:,}",
+                f"{r.wins:,}",
+                f"{r.rate:.1%}",
+                f"{r.ci_low:.1%} – {r.ci_high:.1%}",
+                f"{r.margin:+.2f}",
+                _interval(r.margin_low, r.margin_high, "+.2f"),
+            ]
+            for r in df.itertuples()
+        ]
+        return headers, rows
+    headers = ["policy", "rating", lv]
+    rows = [
+        [r.policy, f"{r.rating:+.0f}", "reference" if r.low == r.high == 0 else _interval(r.low, r.high, "+.0f")]
+        for r in df.itertuples()
+    ]
+    return headers, rows
+
+
+def _interval(low: float, high: float, spec: str) -> str:
+    return "–" if np.isnan(low) or np.isnan(high) else f"{low:{spec}} – {high:{spec}}"
+
+
+def to_csv(results: TournamentResults, names: list[str] | None = None) -> str:
+    """One table: plain CSV; both: each behind a ``# table: NAME`` line, separated by a blank line."""
+    tables = results.tables(names)
+    if len(tables) == 1:
+        return next(iter(tables.values())).to_csv(index=False)
+    return "\n".join(f"# table: {name}\n{df.to_csv(index=False)}" for name, df in tables.items())
+
+
+def to_json(results: TournamentResults, names: list[str] | None = None) -> str:
+    """``{"level", "tournament": {settings...}, "tables": {name: [records]}}``; NaN is ``null``."""
+    settings = {k: results.index[k] for k in ("variant", "rules", "policies", "games", "seed")}
+    tables = {
+        name: json.loads(df.to_json(orient="records", double_precision=15))
+        for name, df in results.tables(names).items()
+    }
+    doc = {"level": results.level, "tournament": {"path": str(results.path), **settings}, "tables": tables}
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def to_markdown(results: TournamentResults, names: list[str] | None = None) -> str:
+    parts = [f"## {results.path}\n"]
+    for name, df in results.tables(names).items():
+        title, caption = titles(results)[name]
+        headers, rows = display(name, df, results.level)
+        buf = io.StringIO()
+        buf.write("| " + " | ".join(headers) + " |\n")
+        buf.write("|" + "|".join("---" if h in ("A", "B", "policy") else "---:" for h in headers) + "|\n")
+        for row in rows:
+            buf.write("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |\n")
+        parts.append(f"### {title}\n\n{buf.getvalue()}\n{caption}\n")
+    return "\n".join(parts)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pandas as pd
 import pytest
+from rich.console import Console
+from rich.progress import Progress
 from scipy import stats
 from typer.testing import CliRunner
 
 from analysis import load_run, seat_win_rates
 from analysis.tournament import bradley_terry, load_tournament, pairing_table
 from cli.app import app
+from cli.commands.tournament import TournamentBar
 from simcore import api
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
@@ -26,9 +30,9 @@ def test_split_policies_keeps_parameters_together():
 
 
 def test_plan_checks_before_running(tmp_path):
-    with pytest.raises(ConfigError, match="two different policies"):
+    with pytest.raises(ConfigError, match="given more than once"):
         plan("scopa", ["greedy", "greedy"], 10, 1, {}, tmp_path)
-    with pytest.raises(ConfigError, match="more than two sides"):
+    with pytest.raises(ConfigError, match="3 sides; a tournament needs two"):
         plan("skopa", ["greedy", "random"], 10, 1, {"players": 3}, tmp_path)
     with pytest.raises(ConfigError, match="unknown policy"):
         plan("scopa", ["greedy", "minimax"], 10, 1, {}, tmp_path)
@@ -60,7 +64,7 @@ def test_pairing_table_and_ratings(tour):
     index, runs = load_tournament(tour)
     table = pairing_table(index, runs).set_index(["a", "b"])
     row = table.loc[("random", "greedy")]
-    games = pd.concat([g for first, second, g, _ in runs[:2]])
+    games = pd.concat([g for first, second, g in runs[:2]])
     assert row.games == 3000 and row.pairs == 1500
     wins_random = (runs[0][2].winner == 0).sum() + (runs[1][2].winner == 1).sum()
     assert row.wins == wins_random and len(games) == 3000
@@ -93,9 +97,126 @@ def test_tournament_command(tmp_path):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "Bradley–Terry" in result.output and "points:card=0.1" in result.output
-    assert json.loads((out / "tournament.json").read_text())["games"] == 300
+    index = json.loads((out / "tournament.json").read_text())
+    assert index["games"] == 300 and index["complete"] and index["format"] == "scopasim-tournament"
     again = runner.invoke(app, args)
     assert again.exit_code == 1 and "already exists" in again.output
     assert runner.invoke(app, [*args, "--resume"]).exit_code == 0
-    bad = runner.invoke(app, ["tournament", "--policies", "greedy,alphazero", "-o", tmp_path / "x"])
-    assert bad.exit_code == 1 and bad.output.startswith("error: unknown policy") and not (tmp_path / "x").exists()
+
+
+def test_results_files_formats_and_analyze_agree_at_the_level_asked(tmp_path):
+    """The folder holds the tables as CSV and JSON; --format and ``analyze TOURNAMENT`` show the same numbers; every
+    label names the level used."""
+    out = tmp_path / "t"
+    args = ["tournament", "--policies", "random,greedy,points", "-n", "200", "-s", "3", "-q", "-o", out]
+    shown = runner.invoke(app, [*args, "--level", "0.9"])
+    assert shown.exit_code == 0, shown.output
+    assert "90% CI" in shown.output and "90% Wilson" in shown.output and "90% Wald" in shown.output
+    assert "95%" not in shown.output
+    pairings = pd.read_csv(out / "pairings.csv")
+    ratings = pd.read_csv(out / "ratings.csv")
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["level"] == 0.9 and saved["tournament"]["policies"] == ["random", "greedy", "points"]
+    assert list(pairings[["a", "b"]].itertuples(index=False, name=None)) == [
+        ("random", "greedy"),
+        ("random", "points"),
+        ("greedy", "points"),
+    ]
+    assert set(ratings.policy) == {"random", "greedy", "points"} and pairings.games.eq(400).all()
+    assert saved["tables"]["pairings"] == json.loads(pairings.to_json(orient="records", double_precision=15))
+
+    analyzed = runner.invoke(app, ["analyze", str(out), "--format", "json", "--level", "0.9"])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert json.loads(analyzed.stdout)["tables"] == saved["tables"]
+    # another level: other intervals, other labels, same estimates
+    wider = json.loads(runner.invoke(app, ["analyze", str(out), "-f", "json", "--level", "0.99"]).stdout)
+    for narrow, wide in zip(saved["tables"]["pairings"], wider["tables"]["pairings"], strict=True):
+        assert (
+            wide["rate"] == narrow["rate"] and wide["ci_low"] < narrow["ci_low"] < narrow["ci_high"] < wide["ci_high"]
+        )
+        assert wide["margin_low"] < narrow["margin_low"]
+    table = runner.invoke(app, ["analyze", str(out), "--level", "0.99"])
+    assert table.exit_code == 0 and "99% CI" in table.stdout and "Bradley–Terry" in table.stdout
+    csv = runner.invoke(app, ["analyze", str(out), "-f", "csv", "--table", "ratings"]).stdout
+    assert pd.read_csv(io.StringIO(csv)).policy.tolist() == ratings.policy.tolist()
+    markdown = runner.invoke(app, [*args, "--resume", "-f", "markdown"])
+    assert markdown.exit_code == 0 and "| random | greedy | 400 |" in markdown.stdout and "95% CI" in markdown.stdout
+    both = runner.invoke(app, [*args, "--resume", "-f", "csv"]).stdout
+    assert both.startswith("# table: pairings\n") and "\n# table: ratings\n" in both
+
+
+@pytest.mark.parametrize("reports", ["as-the-engine-does", "one-per-game"])
+def test_resume_counts_only_the_games_left(tmp_path, monkeypatch, reports):
+    """Interrupted after 20 games of its first seating: on resume the bar's total and its advances are the games
+    left (the games already played are not in the bar), whatever the granularity of the engine's reports."""
+    out = tmp_path / "t"
+    kw = dict(games=30, seed=8, out=out, chunk_size=10, threads=1)
+    played = []
+
+    def ctrl_c_at_20(n):
+        played.append(n)
+        if sum(played) >= 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament("scopa", ["random", "greedy"], **kw, progress=ctrl_c_at_20)
+    seatings = plan("scopa", ["random", "greedy"], 30, 8, {}, out, resume=True, chunk_size=10)
+    done = seatings[0].done_games
+    assert [(s.status, s.todo) for s in seatings] == [("resume", 30 - done), ("new", 30)] and 0 < done < 30
+    real = api.run_chunks
+
+    def per_game(writer, progress=None, **kwargs):  # one call per game, after the report of the games already done
+        if progress is None:
+            return real(writer, None, **kwargs)
+        first = [True]
+
+        def report(n):
+            if first[0]:
+                first[0] = False
+                return progress(n)
+            for _ in range(n):
+                progress(1)
+
+        return real(writer, report, **kwargs)
+
+    if reports == "one-per-game":
+        monkeypatch.setattr(api, "run_chunks", per_game)
+    progress = Progress(console=Console(file=io.StringIO()))
+    bar = TournamentBar(seatings, progress)
+    calls = []
+    run_tournament(
+        "scopa", ["random", "greedy"], **kw, resume=True, progress=bar.advance,
+        on_seating=lambda k, s, todo: (calls.append((k, s.label, todo)), bar.seating(k, s, todo)),
+    )  # fmt: skip
+    assert calls == [(1, "random vs greedy", 30 - done), (2, "greedy vs random", 30)]
+    assert bar.total == bar.completed == 60 - done
+    task = progress.tasks[0]
+    assert task.total == task.completed == 60 - done and task.description == "greedy vs random (2/2)"
+    fresh = tmp_path / "fresh"
+    run_tournament("scopa", ["random", "greedy"], **{**kw, "out": fresh})
+    for path in ("random-vs-greedy/ab", "random-vs-greedy/ba"):
+        assert load_run(out / path).games.equals(load_run(fresh / path).games)
+
+
+def test_an_interrupted_tournament_keeps_its_index_and_resumes(tmp_path):
+    """Ctrl-C in the second seating (raised from the progress report, as a signal would arrive while it plays)."""
+    out = tmp_path / "t"
+    seating = []
+
+    def ctrl_c_in_second_seating(n):
+        if seating[-1] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(
+            "scopa", ["random", "greedy"], games=50, seed=9, out=out, threads=1, progress=ctrl_c_in_second_seating,
+            on_seating=lambda k, s, todo: seating.append(k),
+        )  # fmt: skip
+    index = json.loads((out / "tournament.json").read_text())
+    assert index["complete"] is False and len(index["runs"]) == 2
+    assert not (out / "pairings.csv").exists()
+    args = ["tournament", "--policies", "random,greedy", "-n", "50", "-s", "9", "-q", "-o", out, "--resume"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "tournament.json").read_text())["complete"] is True
+    assert (out / "pairings.csv").exists() and (out / "ratings.csv").exists()

@@ -42,7 +42,10 @@ def analyze(
     """Seat advantage, scoring and game shape of run folders, with confidence intervals and tests."""
     from analysis import load_runs
     from analysis.tables import TITLES, Analysis, to_csv, to_json, to_markdown
+    from cli.commands.tournament import analyze_tournament, is_tournament
 
+    if any(is_tournament(path) for path in runs):
+        return analyze_tournament(runs, fmt, level, table, partial)
     check_level(level)
     names = list(dict.fromkeys(table)) if table else None
     unknown = [n for n in names or [] if n not in TITLES]

@@ -1,19 +1,34 @@
-"""``scopasim tournament``: every pairing of policies on the same deals, seats swapped; win rates and ratings."""
+"""``scopasim tournament``: every pairing of policies on the same deals, seats swapped; win rates and ratings.
+
+Also what ``scopasim analyze TOURNAMENT_FOLDER`` shows (:func:`analyze_tournament`): the same tables, recomputed
+at the ``--level`` asked for.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from cli import render
+from cli.commands.analyze import Format, check_level
 from cli.commands.simulate import DEFAULT_RESULTS
 from cli.options import Players, RuleOpts, Seed, Threads, Variant, parse_rules
-from simcore.errors import OutputError
+from simcore.errors import ConfigError, OutputError
+from simcore.layout import MANIFEST
+from simcore.tournament import INDEX
+
+if TYPE_CHECKING:
+    from analysis.tournament import TournamentResults
+    from simcore.tournament import Seating
 
 
 def tournament(
@@ -31,7 +46,13 @@ def tournament(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Tournament folder. [default: results/tournament-...]")
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted tournament in --out.")] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Finish an interrupted tournament in --out (same settings; checked first).")
+    ] = False,
+    level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="table (rich, for people), csv, json or markdown.")
+    ] = Format.table,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     cluster: Annotated[
         str | None,
@@ -41,48 +62,165 @@ def tournament(
     """Play every pairing of the policies in duplicate (same deals, seats swapped) and rate them."""
     import secrets
 
-    from analysis.tournament import bradley_terry, load_tournament, pairing_table
-    from simcore.config import RunConfig
+    from analysis.tournament import tournament_results, write_results
+    from simcore import api
     from simcore.tournament import plan, run_tournament, split_policies
 
+    check_level(level)
     variant = variant or "scopa"
     rules = parse_rules(rule)
     if players is not None:
+        if "players" in rules and rules["players"] != str(players):
+            raise ConfigError(f"--players {players} and --rule players={rules['players']} disagree; give one")
         rules["players"] = str(players)
     if resume and out is None:
         raise OutputError("--resume needs --out: the tournament folder to finish")
-    if games < 1:
-        raise OutputError(f"games must be a positive integer, got {games}")
     seed = secrets.randbelow(2**31) if seed is None else seed
     names = split_policies(policies)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or DEFAULT_RESULTS / f"tournament-{variant}-s{seed}-{stamp}"
-    seatings = plan(variant, names, games, seed, rules, out)
+    seatings = plan(variant, names, games, seed, rules, out, resume=resume)  # every check, nothing written
+    api.set_threads(threads)
     if cluster is not None:
         from simcore.executors import parse_cluster
 
         parse_cluster(cluster)
-    RunConfig.create(variant, rules=rules, games=games, seed=seed)  # every setting checked before any output
-    with render.progress_bar(len(seatings) * games, quiet) as advance:
-        index = run_tournament(
-            variant, names, games=games, seed=seed, out=out, rules=rules, threads=threads, resume=resume,
-            progress=advance, cluster=cluster,
-        )  # fmt: skip
-    index, runs = load_tournament(out)
-    table = pairing_table(index, runs)
-    ratings = bradley_terry(table, index["policies"])
-    console = Console()
-    pairs = Table(title=f"{variant}: duplicate pairings ({games:,} deal pairs each, seed {seed})", title_justify="left")
-    for col in ("A", "B", "A wins [95% CI]", "A's margin per game"):
-        pairs.add_column(col, justify="left" if col in ("A", "B") else "right")
-    for r in table.itertuples():
-        half = (r.margin_high - r.margin_low) / 2
-        pairs.add_row(r.a, r.b, f"{r.rate:.1%} [{r.ci_low:.1%}, {r.ci_high:.1%}]", f"{r.margin:+.2f} ± {half:.2f}")
-    console.print(pairs)
-    board = Table(title="Bradley–Terry ratings (Elo scale, first policy = 0, 95% intervals)", title_justify="left")
-    for col in ("policy", "rating", "95% CI"):
-        board.add_column(col, justify="left" if col == "policy" else "right")
-    for r in ratings.itertuples():
-        board.add_row(r.policy, f"{r.rating:+.0f}", f"{r.low:+.0f} – {r.high:+.0f}")
-    console.print(board)
-    console.print(f"output: {out}")
+    todo = [s for s in seatings if s.status != "done"]
+    if todo:
+        api.warm_up(todo[0].config)  # compile (or load) the kernels before the clock of the ETA starts
+    with tournament_bar(seatings, quiet) as bar:
+        try:
+            run_tournament(
+                variant, names, games=games, seed=seed, out=out, rules=rules, threads=threads, resume=resume,
+                progress=bar.advance, on_seating=bar.seating, cluster=cluster,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: add --resume --out {out} to the same command to finish it", err=True)
+            raise
+    results = tournament_results(out, level)
+    written = write_results(results)
+    show(results, fmt)
+    files = ", ".join(p.name for p in written)
+    if fmt is Format.table:
+        render.console().print(f"output: {out} (index {INDEX}; tables {files})", highlight=False)
+    elif not quiet:
+        typer.echo(f"output: {out} (tables {files})", err=True)
+
+
+def is_tournament(path: Path) -> bool:
+    """A tournament folder: an index and no run manifest of its own."""
+    return (Path(path) / INDEX).is_file() and not (Path(path) / MANIFEST).exists()
+
+
+def analyze_tournament(paths: list[Path], fmt: Format, level: float, tables: list[str] | None, partial: bool) -> None:
+    """``scopasim analyze TOURNAMENT_FOLDER``: the tables ``tournament`` printed, at ``level``."""
+    from analysis.tournament import TABLES, tournament_results
+
+    if len(paths) != 1:
+        raise ConfigError(f"a tournament folder is analysed alone: give it as the only folder (got {len(paths)})")
+    if partial:
+        raise ConfigError(f"--partial does not apply to a tournament ({paths[0]}); finish it with tournament --resume")
+    check_level(level)
+    names = list(dict.fromkeys(tables)) if tables else None
+    unknown = [n for n in names or [] if n not in TABLES]
+    if unknown:
+        raise ConfigError(
+            f"--table: unknown table(s) {', '.join(unknown)} (a tournament's tables: {', '.join(TABLES)})"
+        )
+    show(tournament_results(paths[0], level), fmt, names)
+
+
+def show(results: TournamentResults, fmt: Format, names: list[str] | None = None) -> None:
+    """Print the tables in ``fmt``: rich tables for people, or CSV, JSON, Markdown on stdout."""
+    from analysis.tournament import display, titles, to_csv, to_json, to_markdown
+
+    if fmt is Format.csv:
+        typer.echo(to_csv(results, names), nl=False)
+        return
+    if fmt is Format.json:
+        typer.echo(to_json(results, names), nl=False)
+        return
+    if fmt is Format.markdown:
+        typer.echo(to_markdown(results, names), nl=False)
+        return
+    console = render.console()
+    for name, df in results.tables(names).items():
+        title, caption = titles(results)[name]
+        table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+        headers, rows = display(name, df, results.level)
+        for header in headers:
+            table.add_column(header, justify="left" if header in ("A", "B", "policy") else "right")
+        for row in rows:
+            table.add_row(*row)
+        render.print_table(console, table)
+
+
+# ---------------------------------------------------------------- progress
+
+
+class _Speed(ProgressColumn):
+    """Games per second over the games played in this call (rich's own estimate forgets samples older than 30 s,
+    so a seating slower than that left the bar without a speed)."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.finished_time if task.finished else task.elapsed
+        if not task.completed or not elapsed:
+            return Text("", style="cyan")
+        return Text(f"{task.completed / elapsed:,.0f} games/s", style="cyan")
+
+
+class _Eta(ProgressColumn):
+    """Time left at the mean speed of the games played so far in this call (games a resumed or complete seating
+    already held are not in the bar, so they cannot make it look faster)."""
+
+    def render(self, task: Task) -> Text:
+        if task.finished:
+            return Text("eta 0:00:00", style="progress.remaining")
+        if not task.completed or not task.elapsed or task.total is None:
+            return Text("eta -:--:--", style="progress.remaining")
+        left = (task.total - task.completed) * task.elapsed / task.completed
+        return Text(f"eta {timedelta(seconds=round(left))}", style="progress.remaining")
+
+
+class TournamentBar:
+    """A progress bar over the games a tournament still has to play: it names the seating being played
+    ("mc vs greedy (3/30)"), moves as often as the engine reports games, and counts each seating's games once."""
+
+    def __init__(self, seatings: list[Seating], progress: Progress | None):
+        self.seatings = seatings
+        self.progress = progress
+        self.total = sum(s.todo for s in seatings)
+        self.completed = 0
+        self.task = progress.add_task("starting", total=self.total) if progress else None
+
+    def advance(self, n: int) -> None:
+        self.completed += n
+        if self.progress is not None:
+            self.progress.advance(self.task, n)
+
+    def seating(self, k: int, seating: Seating, todo: int) -> None:
+        """Seating ``k`` starts with ``todo`` games left (more than planned if some of its part files were
+        damaged and must be played again)."""
+        self.total += todo - self.seatings[k - 1].todo
+        if self.progress is not None:
+            self.progress.update(self.task, total=self.total, description=f"{seating.label} ({k}/{len(self.seatings)})")
+
+
+@contextmanager
+def tournament_bar(seatings: list[Seating], quiet: bool) -> Iterator[TournamentBar]:
+    """The bar on stderr (or, with ``quiet``, a bar that shows nothing)."""
+    if quiet:
+        yield TournamentBar(seatings, None)
+        return
+    console = Console(stderr=True)
+    reused = [s for s in seatings if s.done_games]
+    if reused:
+        games = sum(s.done_games for s in reused)
+        done = sum(s.status == "done" for s in seatings)
+        console.print(
+            f"resuming: {done} of {len(seatings)} seatings complete, {games:,} games already played are kept",
+            highlight=False,
+        )
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _Speed(), TimeElapsedColumn())
+    with Progress(*columns, _Eta(), console=console) as progress:
+        yield TournamentBar(seatings, progress)
