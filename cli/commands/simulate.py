@@ -102,7 +102,7 @@ def simulate(
         except KeyboardInterrupt:
             typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
             raise
-    render.print_run_summary(Console(), config, result)
+    render.print_run_summary(render.console(), config, result)
     if stop is not None:
         stop.update(writer)
         typer.echo(precision_message(stop, result.stopped, config.games))
