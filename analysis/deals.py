@@ -124,6 +124,7 @@ def deal_stats(run: Run) -> DealStats:
         stats = DealStats(run.categories, run.n_sides)
         for part in run.arrays("deals", stats.columns):
             stats.add(part)
+            del part  # let this part go before the next is read
         return stats
 
     return run.cached("deal_stats", compute)

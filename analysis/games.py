@@ -60,6 +60,7 @@ def outcome_stats(run: Run) -> OutcomeStats:
         stats = OutcomeStats(np.zeros((run.players, run.players, run.n_sides + 1), np.int64))
         for part in run.arrays("games", OutcomeStats.COLUMNS):
             stats.add(part)
+            del part  # let this part go before the next is read
         return stats
 
     return run.cached("outcome_stats", compute)
@@ -127,6 +128,7 @@ def game_stats(run: Run) -> GameStats:
         stats = GameStats(run.n_sides, run.seat_side)
         for part in run.arrays("games", stats.columns):
             stats.add(part)
+            del part  # let this part go before the next is read
         return stats
 
     return run.cached("game_stats", compute)
@@ -149,4 +151,5 @@ def cumulative_wins(run: Run, at: np.ndarray) -> np.ndarray:
         out[inside] = running[at[inside] - seen - 1]
         seen, wins = seen + len(game), int(running[-1]) if len(game) else wins
         last_game = int(game[-1]) if len(game) else last_game
+        del part, game, won, running  # let this part go before the next is read
     return out
