@@ -36,7 +36,9 @@ def runs(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("labels") / LONG / LONG / LONG
     a, b = base / "forced_capture=player", base / "forced_capture=card"
     for path, value in ((a, "player"), (b, "card")):
-        api.simulate(RunConfig.create("skopa", games=600, seed=3, chunk_size=300, rules={"forced_capture": value}), path)
+        api.simulate(
+            RunConfig.create("skopa", games=600, seed=3, chunk_size=300, rules={"forced_capture": value}), path
+        )
     return a, b
 
 
@@ -118,7 +120,9 @@ def test_analyze_output_is_whole_in_a_pipe(runs):
         row = [line for line in lines if f" {r.group} " in line and r.role in line]
         assert len(row) == 1 and pct_interval(r.ci_low, r.ci_high) in row[0] and f"{r.wins:,}" in row[0]
     cats = category_table(load_run(a))
-    assert any(f"{cats.loc['cards', 'side_0']:,.3f} ± {cats.loc['cards', 'side_0_half_width']:,.3f}" in x for x in lines)
+    assert any(
+        f"{cats.loc['cards', 'side_0']:,.3f} ± {cats.loc['cards', 'side_0_half_width']:,.3f}" in x for x in lines
+    )
     assert max(len(line) for line in lines) > 120  # nothing folded at 80 columns
 
 

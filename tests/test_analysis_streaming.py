@@ -32,8 +32,9 @@ def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("streaming")
     configs = {
         "scopa": RunConfig.create("scopa", games=2000, seed=5, chunk_size=CHUNK),
-        "skopa3": RunConfig.create("skopa", policies=["greedy", "random", "greedy"], rules={"players": 3},
-                                   games=1000, seed=3, chunk_size=CHUNK),  # fmt: skip
+        "skopa3": RunConfig.create(
+            "skopa", policies=["greedy", "random", "greedy"], rules={"players": 3}, games=1000, seed=3, chunk_size=CHUNK
+        ),
         "kaszino": RunConfig.create("kaszino", games=1000, seed=2, chunk_size=CHUNK),
     }
     for name, config in configs.items():

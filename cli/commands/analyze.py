@@ -50,10 +50,11 @@ def analyze(
 
     check_level(level)
     names = list(dict.fromkeys(table)) if table else None
-    unknown = [n for n in names or [] if n not in TITLES]
+    known = [n for n in TITLES if not n.startswith("grid_")]  # the grid tables are balance's
+    unknown = [n for n in names or [] if n not in known]
     if unknown:
-        shown = ", ".join(render_value(n) for n in unknown)
-        raise ConfigError(f"--table: unknown table(s) {shown} (tables: {', '.join(TITLES)})")
+        shown = ", ".join(render_value(n) for n in unknown[:3])
+        raise ConfigError(f"--table: unknown table(s) {shown} (tables: {', '.join(known)})")
     if names == ["comparison"] and len(runs) < 2:
         raise ConfigError("--table comparison needs at least two runs")
     loaded = load_runs(runs, allow_partial=partial)

@@ -107,7 +107,7 @@ def plan_grid(
                 variant, policies=policies, rules={**rules, **combo}, games=games, seed=seed, chunk_size=chunk_size
             )
         except ConfigError as exc:
-            raise ConfigError(f"rule set {render_value(label)}: {exc}") from None
+            raise ConfigError(f"rule set {render_value(label)}: {_short(exc, 200)}") from None
         points.append(GridPoint(label, config, out / folder_name(label), "new"))
     resolved = [tuple(sorted(p.config.rules.items())) for p in points]
     if len(set(resolved)) != len(resolved):
@@ -207,8 +207,11 @@ def index_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     if old.get("variant") != new["variant"]:
         return [f"variant {_short(old.get('variant'))} (asked: {new['variant']})"]
     if old.get("vary") != new["vary"]:
-        shown = "; ".join(f"{k}={','.join(v)}" for k, v in (old.get("vary") or {}).items())
-        return [f"the grid --vary {_short(shown, 80)}"]
+
+        def shown(vary: Any) -> str:
+            return _short(" ".join(f"{k}={','.join(map(str, v))}" for k, v in dict(vary or {}).items()), 80)
+
+        return [f"--vary {shown(old.get('vary'))} (asked: {shown(new['vary'])})"]
     runs = old.get("runs") or {}
     for name, config in new["runs"].items():
         differing = config_differences(runs.get(name) or {}, config)
@@ -307,6 +310,8 @@ def balance(
     from simcore import api
 
     check_level(level)
+    if chunk_size is not None and chunk_size < 1:
+        raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size}")
     variant = variant or "scopa"
     out = out or default_out(variant)
     grid = parse_vary(vary)
