@@ -1,9 +1,10 @@
 """Balance of a rule set: where the points come from, how games unfold, and how two rule sets differ.
 
-Everything is computed per deal or per game from the run's tables, with intervals from scipy and statsmodels:
-Student t for means (``scipy.stats.ttest_1samp``), Wilson for shares, Welch's t for a difference of means
-(``scipy.stats.ttest_ind(equal_var=False)``), and Newcombe's interval with the score (Miettinen–Nurminen) test
-for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
+Everything is computed per deal or per game from the run's tables, read part by part into counted samples
+(``analysis.hist``), with intervals from scipy and statsmodels: Student t for means and Welch's t for a difference
+of means (scipy's t distribution on the samples' exact moments: the numbers of ``scipy.stats.ttest_1samp`` and
+``ttest_ind(equal_var=False)``), Wilson for shares, and Newcombe's interval with the score (Miettinen–Nurminen)
+test for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
 ``test_proportions_2indep``). Both libraries are imported inside the functions that use them.
 
 Two runs are treated as independent samples. Runs with the same seed shuffle game i's pack identically (the deal

@@ -1,10 +1,12 @@
 """The questions asked of every run, each answered with its uncertainty: who wins, whether leading or dealing first
 helps, and where a deal's points come from.
 
-Intervals and tests come from scipy, not hand-written formulas: Wilson score intervals for win rates (good
-coverage near 0 and 1 and for small counts, where the normal approximation is poor), exact two-sided binomial tests
-for an opening advantage, and Student t intervals for mean per-deal differences. ``scipy.stats`` is imported
-inside the functions because it takes longer to import than everything else in this package together.
+Intervals and tests come from scipy: Wilson score intervals for win rates (good coverage near 0 and 1 and for small
+counts, where the normal approximation is poor), exact two-sided binomial tests for an opening advantage, and
+Student t intervals for mean per-deal differences (scipy's t distribution on the exact moments of the counted
+sample, ``analysis.hist``: the numbers of ``ttest_1samp`` without holding the sample). Win rates come from the
+counts of games by opening seats and winner (``analysis.games``). ``scipy.stats`` is imported inside the functions
+because it takes longer to import than everything else in this package together.
 """
 
 from __future__ import annotations
