@@ -171,3 +171,16 @@ def test_balance_warns_when_a_rule_never_mattered(tmp_path):
     result = invoke("balance", "-v", "skopa", "--vary", "sweep_points=0,1", "-n", 300, "--seed", 3, "-q",
                     "--out", tmp_path / "matters")  # fmt: skip
     assert result.exit_code == 0 and "identical" not in result.output
+
+
+def test_identical_games_do_not_depend_on_the_chunking(runs):
+    a, _ = runs
+    rechunked = a.parent / "rechunked"
+    api.simulate(RunConfig.create("skopa", games=600, seed=3, chunk_size=100, rules={"forced_capture": "player"}),
+                 rechunked)  # fmt: skip
+    result = invoke("report", a, rechunked, "--out", a.parent / "r.html")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"warning: runs {a} and {rechunked} produced identical games under greedy: they hold the same games "
+        "(same rules, policies and seed)"
+    ]
