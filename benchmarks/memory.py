@@ -44,19 +44,21 @@ def cli(*args: object) -> list[str]:
     return [sys.executable, "-c", CLI_CODE, *map(str, args)]
 
 
-def ensure_run(runs: Path, games: int) -> Path:
+def ensure_run(runs: Path, games: int, variant: str = "scopa", players: int = 2) -> Path:
     """The run folder of ``games`` games, simulated unless a complete one of the same settings is there."""
-    path = runs / f"scopa-{games}"
+    path = runs / (f"{variant}-{games}" if (variant, players) == ("scopa", 2) else f"{variant}{players}-{games}")
     manifest = path / "manifest.json"
     if manifest.is_file():
         m = json.loads(manifest.read_text())
         config = m.get("config", {})
-        if m.get("complete") and config.get("games") == games and config.get("seed") == SEED:
+        same = (config.get("games"), config.get("seed"), config.get("variant")) == (games, SEED, variant)
+        if m.get("complete") and same and config.get("rules", {}).get("players") == players:
             return path
         raise SystemExit(f"{path} holds another run; remove it or choose another --runs")
     print(f"simulating {games:,} games into {path} ...", flush=True)
-    subprocess.run(cli("simulate", "--games", games, "--seed", SEED, "--quiet", "--out", path), cwd=REPO, check=True,
-                   stdout=subprocess.DEVNULL)  # fmt: skip
+    command = cli("simulate", "-v", variant, "--players", players, "--games", games, "--seed", SEED, "--quiet",
+                  "--out", path)  # fmt: skip
+    subprocess.run(command, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     return path
 
 
@@ -105,6 +107,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--games", default=",".join(str(n) for n in SIZES), help="comma-separated run sizes")
     parser.add_argument("--runs", type=Path, help="folder of the runs, kept and reused (default: a temporary one)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--variant", default="scopa", help="game of the runs (default: scopa)")
+    parser.add_argument("--players", type=int, default=2, help="players of the runs (default: 2)")
     args = parser.parse_args(argv)
     sizes = [int(n) for n in args.games.split(",")]
     with tempfile.TemporaryDirectory(prefix="scopasim-memory-") as tmp:
@@ -112,11 +116,12 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         runs.mkdir(parents=True, exist_ok=True)
         rows = []
         for games in sizes:
-            run = ensure_run(runs, games)
+            run = ensure_run(runs, games, args.variant, args.players)
             for name, command in commands(run, Path(tmp)).items():
                 rows.append({"games": games, "command": name, **measure(command)})
                 print(f"  {games:,} {name}: {rows[-1]['peak_mb']:,.0f} MB, {rows[-1]['seconds']:.1f} s", flush=True)
-    print(f"\nPeak memory of analysis commands (fresh processes; 2-player Scopa, greedy self-play, seed {SEED})")
+    game = f"{args.players}-player {args.variant}"
+    print(f"\nPeak memory of analysis commands (fresh processes; {game}, greedy self-play, seed {SEED})")
     print(table(rows))
     if args.json:
         args.json.write_text(json.dumps([{k: v for k, v in r.items() if k != "stderr"} for r in rows], indent=1))
