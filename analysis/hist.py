@@ -120,9 +120,10 @@ class IntHist:
 
         out = []
         for p in q:
-            h = (np.asarray(p, dtype=np.float64) / 100) * (n - 1)
-            i = int(np.floor(h))
-            t = float(h - i)
+            quantile = float(np.true_divide(p, 100))
+            virtual = (n - 1) * quantile  # numpy's virtual index of the "linear" method
+            i = min(max(int(np.floor(virtual)), 0), n - 1)
+            t = virtual - np.floor(virtual)
             a, b = at(i), at(min(i + 1, n - 1))
             out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)  # numpy's _lerp
         return out
