@@ -4,7 +4,9 @@ Kept apart from ``simcore`` so that analysing results never loads Numba or the k
 costs pandas and pyarrow only (scipy, statsmodels and matplotlib are imported by the functions that use them),
 and works on a machine that only has the result files.
 
-- ``load``: :func:`load_run`, :func:`load_runs` and the :class:`Run` they return.
+- ``load``: :func:`load_run`, :func:`load_runs` and the :class:`Run` they return (tables read on first use).
+- ``deals``, ``games``, ``hist``: what the tables need from a run, gathered one part file at a time (sums and
+  counts of integer values), so that memory stays bounded by one part however large the run.
 - ``stats``: win rates and the opening advantage (over games, by seat, side and policy pairing, per deal).
 - ``balance``: points per category, how games unfold, comparisons of two runs, convergence.
 - ``tables``: the tables of ``scopasim analyze``, for people (rich, Markdown) and machines (CSV, JSON).

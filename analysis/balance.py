@@ -1,9 +1,10 @@
 """Balance of a rule set: where the points come from, how games unfold, and how two rule sets differ.
 
-Everything is computed per deal or per game from the run's tables, with intervals from scipy and statsmodels:
-Student t for means (``scipy.stats.ttest_1samp``), Wilson for shares, Welch's t for a difference of means
-(``scipy.stats.ttest_ind(equal_var=False)``), and Newcombe's interval with the score (Miettinen–Nurminen) test
-for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
+Everything is computed per deal or per game from the run's tables, read part by part into counted samples
+(``analysis.hist``), with intervals from scipy and statsmodels: Student t for means and Welch's t for a difference
+of means (scipy's t distribution on the samples' exact moments: the numbers of ``scipy.stats.ttest_1samp`` and
+``ttest_ind(equal_var=False)``), Wilson for shares, and Newcombe's interval with the score (Miettinen–Nurminen)
+test for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
 ``test_proportions_2indep``). Both libraries are imported inside the functions that use them.
 
 Two runs are treated as independent samples. Runs with the same seed shuffle game i's pack identically (the deal
@@ -20,8 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.deals import deal_order, deal_stats
+from analysis.games import cumulative_wins, game_stats, outcome_stats
+from analysis.hist import IntHist, hist_difference, hist_interval
 from analysis.load import Run
-from analysis.stats import _one_row_per_deal, mean_interval, win_rate
+from analysis.stats import win_rate
 
 #: Per-game and per-deal quantities of :func:`game_shape` (besides the mid-deal share), in display order.
 SHAPE_METRICS = (
@@ -35,22 +39,16 @@ SHAPE_METRICS = (
 
 
 def deal_matrix(run: Run, columns: list[str]) -> np.ndarray:
-    """The deals table as an array ``[deal, side, column]`` (one row per deal, sides in order).
+    """The deals table as an array ``[deal, side, column]`` (one row per deal, sides in order), for pandas users:
+    it reads the whole table (the analysis functions go through it part by part instead).
 
     The writer emits the sides of a deal as consecutive rows in side order; anything else is sorted first.
     """
     deals = run.deals
-    n_sides = run.n_sides
-    if len(deals) % n_sides:
-        raise ValueError(f"the deals table has {len(deals)} rows, not a multiple of {n_sides} sides")
-    side = deals["side"].to_numpy()
-    expected = np.tile(np.arange(n_sides), len(deals) // n_sides)
-    if not np.array_equal(side, expected):
-        deals = deals.sort_values(["game", "deal", "side"], kind="stable")
-        if not np.array_equal(deals["side"].to_numpy(), expected):
-            raise ValueError("the deals table must hold exactly one row per deal and side")
-    values = deals[columns].to_numpy()
-    return values.reshape(len(deals) // n_sides, n_sides, len(columns))
+    part = {c: deals[c].to_numpy() for c in ("game", "deal", "side")}
+    order, n_deals = deal_order(part, run.n_sides)
+    values = deals[columns].to_numpy()[order]
+    return values.reshape(n_deals, run.n_sides, len(columns))
 
 
 def category_table(run: Run, level: float = 0.95) -> pd.DataFrame:
@@ -63,22 +61,21 @@ def category_table(run: Run, level: float = 0.95) -> pd.DataFrame:
     scores it: taken whole), ``shared`` (two or more sides score it, e.g. sweeps by both), ``max_side`` (the most
     one side scored in a deal).
     """
-    cats = run.categories
-    values = deal_matrix(run, cats)
+    d = deal_stats(run)
+    n = d.deals
     rows = {}
-    for c, cat in enumerate(cats):
-        points = values[:, :, c]
-        scored = np.count_nonzero(points, axis=1)
+    for cat in d.categories:
         row: dict[str, Any] = {}
-        for k in range(run.n_sides):
-            m = mean_interval(points[:, k], level)
+        for k, hist in enumerate(d.side[cat]):
+            m = hist_interval(hist, level)
             row[f"side_{k}"] = m["mean"]
             row[f"side_{k}_half_width"] = (m["ci_high"] - m["ci_low"]) / 2
-        row["per_deal"] = float(points.sum(axis=1).mean()) if len(points) else math.nan
-        row["tied"] = float(np.mean(scored == 0)) if len(points) else math.nan
-        row["one_side"] = float(np.mean(scored == 1)) if len(points) else math.nan
-        row["shared"] = float(np.mean(scored >= 2)) if len(points) else math.nan
-        row["max_side"] = int(points.max()) if len(points) else 0
+        tied, one, shared = (int(x) for x in d.scored[cat])
+        row["per_deal"] = d.total[cat].mean
+        row["tied"] = tied / n if n else math.nan
+        row["one_side"] = one / n if n else math.nan
+        row["shared"] = shared / n if n else math.nan
+        row["max_side"] = max(h.max for h in d.side[cat])
         rows[cat] = row
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("category")
 
@@ -89,38 +86,29 @@ def category_distribution(run: Run) -> pd.DataFrame:
     Columns ``category``, ``side``, ``points`` (a value scored in a deal), ``deals`` (how many deals), ``share``
     (of all deals); one row per value that occurs.
     """
-    cats = run.categories
-    values = deal_matrix(run, cats)
-    n = len(values)
+    d = deal_stats(run)
     rows = []
-    for c, cat in enumerate(cats):
-        for k in range(run.n_sides):
-            points, counts = np.unique(values[:, k, c], return_counts=True)
+    for cat in d.categories:
+        for k, hist in enumerate(d.side[cat]):
+            points, counts = hist.items()
             rows += [
-                {"category": cat, "side": k, "points": int(p), "deals": int(q), "share": q / n}
+                {"category": cat, "side": k, "points": int(p), "deals": int(q), "share": q / d.deals}
                 for p, q in zip(points, counts, strict=True)
             ]
     return pd.DataFrame(rows, columns=["category", "side", "points", "deals", "share"])
 
 
-def shape_samples(run: Run) -> dict[str, np.ndarray]:
-    """The per-game or per-deal samples behind :data:`SHAPE_METRICS`, by metric name."""
-    games = run.games
-    per_deal = deal_matrix(run, ["points", "sweeps"]).sum(axis=1, dtype=np.int64)
-    totals = games[[f"total_{k}" for k in range(run.n_sides)]].to_numpy(np.float64)
-    winner = games["winner"].to_numpy().astype(np.int64)
-    decided = winner >= 0
-    index = np.flatnonzero(decided)
-    best = totals[index, winner[decided]]
-    others = totals[decided].copy()
-    others[np.arange(len(index)), winner[decided]] = -np.inf
+def shape_hists(run: Run) -> dict[str, IntHist]:
+    """The per-game or per-deal samples behind :data:`SHAPE_METRICS`, counted, by metric name."""
+    g = game_stats(run)
+    d = deal_stats(run)
     return {
-        "deals per game": games["deals"].to_numpy(),
-        "plays per game": games["plays"].to_numpy(),
-        "redeals per game": games["redeals"].to_numpy(),
-        "points per deal": per_deal[:, 0],
-        "sweeps per deal": per_deal[:, 1],
-        "margin of victory": best - others.max(axis=1),
+        "deals per game": g.deals,
+        "plays per game": g.plays,
+        "redeals per game": g.redeals,
+        "points per deal": d.total["points"],
+        "sweeps per deal": d.total["sweeps"],
+        "margin of victory": g.victory,
     }
 
 
@@ -133,21 +121,21 @@ def game_shape(run: Run, level: float = 0.95) -> pd.DataFrame:
     Wilson interval of the share), ``std``, ``p10``, ``median``, ``p90``, ``n`` (games or deals).
     """
     rows = {}
-    for name, sample in shape_samples(run).items():
-        m = mean_interval(sample, level)
-        q = np.percentile(sample, [10, 50, 90]) if len(sample) else [math.nan] * 3
+    for name, hist in shape_hists(run).items():
+        m = hist_interval(hist, level)
+        q = hist.percentiles([10, 50, 90])
         rows[name] = {
             "estimate": m["mean"],
             "ci_low": m["ci_low"],
             "ci_high": m["ci_high"],
             "std": m["std"],
-            "p10": float(q[0]),
-            "median": float(q[1]),
-            "p90": float(q[2]),
+            "p10": q[0],
+            "median": q[1],
+            "p90": q[2],
             "n": m["n"],
         }
-    mid = run.games["mid_deal"].to_numpy()
-    r = win_rate(int(np.count_nonzero(mid)), len(mid), level)
+    g = game_stats(run)
+    r = win_rate(g.mid_deal, g.games, level)
     rows["games decided mid-deal"] = {
         "estimate": r["rate"],
         "ci_low": r["ci_low"],
@@ -162,9 +150,7 @@ def game_shape(run: Run, level: float = 0.95) -> pd.DataFrame:
 
 
 def _opening_counts(run: Run, column: str) -> tuple[int, int]:
-    games = run.games
-    side = run.seat_side[games[column].to_numpy()]
-    return int(np.count_nonzero(games["winner"].to_numpy() == side)), len(games)
+    return outcome_stats(run).wins(column, list(range(run.players)), run.seat_side)
 
 
 def rate_difference(
@@ -214,14 +200,6 @@ def mean_difference(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> dict[s
     return {"difference": diff, "ci_low": float(ci.low), "ci_high": float(ci.high), "p_value": float(result.pvalue)}
 
 
-def _leader_margin(run: Run) -> np.ndarray:
-    keys_l, led = _one_row_per_deal(run.deals, "led", ["points"])
-    keys_d, dealt = _one_row_per_deal(run.deals, "dealt", ["points"])
-    if not np.array_equal(keys_l, keys_d):
-        raise ValueError("the deals table must hold one leading and one dealing side per deal")
-    return led[:, 0] - dealt[:, 0]
-
-
 def compare_runs(a: Run, b: Run, level: float = 0.95) -> pd.DataFrame:
     """What changes from run ``a`` to run ``b`` (two rule sets, say), each difference ``b - a`` with an interval
     at ``level`` and a two-sided test of "no difference".
@@ -248,26 +226,17 @@ def compare_runs(a: Run, b: Run, level: float = 0.95) -> pd.DataFrame:
             "ci_high": d["ci_high"] - shift,
             "p_value": d["p_value"],
         }
-    mid_a, mid_b = a.games["mid_deal"].to_numpy(), b.games["mid_deal"].to_numpy()
-    d = rate_difference(int(mid_a.sum()), len(mid_a), int(mid_b.sum()), len(mid_b), level)
-    rows["games decided mid-deal"] = {"kind": "rate", "a": mid_a.mean(), "b": mid_b.mean(), **d}
-    samples_a = {"leader's margin per deal": _leader_margin(a), **shape_samples(a)}
-    samples_b = {"leader's margin per deal": _leader_margin(b), **shape_samples(b)}
-    cats = [c for c in a.categories if c in b.categories]
-    if cats:
-        per_a = deal_matrix(a, cats).sum(axis=1)
-        per_b = deal_matrix(b, cats).sum(axis=1)
-        for c, cat in enumerate(cats):
-            samples_a[f"{cat} per deal"] = per_a[:, c]
-            samples_b[f"{cat} per deal"] = per_b[:, c]
+    ga, gb = game_stats(a), game_stats(b)
+    d = rate_difference(ga.mid_deal, ga.games, gb.mid_deal, gb.games, level)
+    rows["games decided mid-deal"] = {"kind": "rate", "a": ga.mid_deal / ga.games, "b": gb.mid_deal / gb.games, **d}
+    samples_a = {"leader's margin per deal": deal_stats(a).diff["points"], **shape_hists(a)}
+    samples_b = {"leader's margin per deal": deal_stats(b).diff["points"], **shape_hists(b)}
+    for cat in (c for c in a.categories if c in b.categories):
+        samples_a[f"{cat} per deal"] = deal_stats(a).total[cat]
+        samples_b[f"{cat} per deal"] = deal_stats(b).total[cat]
     for name, xa in samples_a.items():
         xb = samples_b[name]
-        rows[name] = {
-            "kind": "mean",
-            "a": float(np.mean(xa)),
-            "b": float(np.mean(xb)),
-            **mean_difference(xa, xb, level),
-        }
+        rows[name] = {"kind": "mean", "a": xa.mean, "b": xb.mean, **hist_difference(xa, xb, level)}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("metric")
 
 
@@ -280,14 +249,11 @@ def convergence(run: Run, points: int = 200, level: float = 0.95) -> pd.DataFram
     """
     from statsmodels.stats.proportion import proportion_confint
 
-    games = run.games.sort_values("game", kind="stable") if not run.games["game"].is_monotonic_increasing else run.games
-    side = run.seat_side[games["first_player"].to_numpy()]
-    won = np.cumsum(games["winner"].to_numpy() == side)
-    total = len(won)
+    total = run.n_games
     if total == 0:
         return pd.DataFrame(columns=["games", "wins", "rate", "ci_low", "ci_high", "expected"])
     n = np.unique(np.geomspace(min(100, total), total, num=max(points, 2)).round().astype(np.int64))
-    wins = won[n - 1]
+    wins = cumulative_wins(run, n)
     low, high = proportion_confint(wins, n, alpha=1 - level, method="wilson")
     return pd.DataFrame(
         {
@@ -318,7 +284,7 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
     rows = []
     for i, (run, label) in enumerate(zip(runs, labels, strict=True)):
         adv = seat_advantage(run, level)
-        row: dict[str, Any] = {"rule_set": label, "players": run.players, "games": len(run.games)}
+        row: dict[str, Any] = {"rule_set": label, "players": run.players, "games": run.n_games}
         row["expected"] = 1.0 / run.n_sides
         for role, prefix in (("first player", "first_player"), ("first dealer", "first_dealer")):
             r = adv[(adv["role"] == role) & (adv["group"] == "all")].iloc[0]
@@ -359,8 +325,8 @@ def grid_categories(runs: list[Run], labels: list[str]) -> pd.DataFrame:
     """Mean points awarded per deal (all sides together) by category (rows) and rule set (columns)."""
     columns = {}
     for run, label in zip(runs, labels, strict=True):
-        values = deal_matrix(run, run.categories).sum(axis=1)
-        columns[label] = pd.Series(values.mean(axis=0), index=run.categories)
+        totals = deal_stats(run).total
+        columns[label] = pd.Series([totals[c].mean for c in run.categories], index=run.categories)
     return pd.DataFrame(columns).rename_axis("category")
 
 
@@ -375,3 +341,41 @@ def grid_changes(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.
         return pd.DataFrame(columns=["rule_set", "baseline", "metric"])
     df = pd.concat(frames, ignore_index=True)
     return df[["rule_set", "baseline", *[c for c in df.columns if c not in ("rule_set", "baseline")]]]
+
+
+def identical_games(runs: list[Run], labels: list[str]) -> list[str]:
+    """One sentence per group of runs whose games came out identical (the number, winner, final totals, deals and
+    plays of every game), saying what differed between them and so never mattered; empty if none did.
+
+    Runs with the same seed play game i from the same shuffled pack, so a rule that these policies never trigger
+    (greedy always captures, say) gives the same games under every value: a "+0.00 pp, p 1" that means "not
+    tested", not "no effect".
+    """
+    groups: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
+        groups.setdefault(game_stats(run).digest, []).append(i)
+    sentences = []
+    for members in (g for g in groups.values() if len(g) > 1):
+        names = [labels[i] for i in members]
+        named = ", ".join(names[:-1]) + " and " + names[-1]
+        group = [runs[i] for i in members]
+        policies = {", ".join(dict.fromkeys(r.policies)) for r in group}
+        under = f" under {next(iter(policies))}" if len(policies) == 1 else ""
+        keys = sorted({k for r in group for k in r.rules} - {k for k in group[0].rules if _same_rule(group, k)})
+        if len(policies) > 1:
+            reason = "their policies played alike"
+        elif keys:
+            rule = "the rule" if len(keys) == 1 else "the rules"
+            reason = f"{rule} {', '.join(keys)} never mattered for these policies"
+        else:
+            reason = "they hold the same games (same rules, policies and seed)"
+        sentences.append(f"{named} produced identical games{under}: {reason}")
+    return sentences
+
+
+def _same_rule(runs: list[Run], key: str) -> bool:
+    values = [r.rules.get(key, _MISSING) for r in runs]
+    return all(v == values[0] for v in values)
+
+
+_MISSING = object()

@@ -1,4 +1,4 @@
-"""Load a run folder written by ``simcore.results`` into pandas, refusing anything that is not a whole, readable run.
+"""Open a run folder written by ``simcore.results`` for pandas, refusing anything that is not a whole, readable run.
 
 Analyses are only as good as the rows they see, so every check happens before a row is used: the manifest must pass
 ``simcore.layout.read_manifest`` (well-formed, and when complete: every chunk, or 0..k-1 of a run stopped early,
@@ -8,14 +8,17 @@ schema version and this run, recording the chunk of the slot it sits in, and a `
 chunk's games (so a part copied into another slot is named). Every failure is an
 :class:`~simcore.errors.OutputError` naming the folder or file.
 
+Tables are read lazily and part by part (:meth:`Run.arrays`), so that memory stays bounded by one part however
+many games a run holds; each part is checked from its footer before anything is analysed, and again whenever its
+rows are read.
+
 The folder layout comes from ``simcore.layout``, which (unlike the writer) imports neither Numba nor the kernels,
 so analysis stays importable in a fraction of a second.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +45,93 @@ def _side_seats(players: int) -> list[list[int]]:
     return [np.flatnonzero(side == s).tolist() for s in range(int(side.max()) + 1)]
 
 
-@dataclass
 class Run:
-    """One loaded run: its manifest, the ``scopasim`` metadata blob of its parts, and both tables."""
+    """One run: its manifest, the ``scopasim`` metadata blob of its parts, and both tables.
 
-    path: Path
-    manifest: dict[str, Any]
-    meta: dict[str, Any]
-    games: pd.DataFrame
-    deals: pd.DataFrame
+    A run read by :func:`load_run` reads a table only when it is first used (``run.games``, ``run.deals``), and
+    :meth:`arrays` reads it part by part without ever holding it whole: that is how the analysis goes through
+    the deals table of a large run. A run built from DataFrames (``Run(path, manifest, meta, games, deals)``)
+    works the same way, with each table as its single part.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        manifest: dict[str, Any],
+        meta: dict[str, Any],
+        games: pd.DataFrame | None = None,
+        deals: pd.DataFrame | None = None,
+        *,
+        parts: Mapping[str, Sequence[Path]] | None = None,
+        columns: Mapping[str, Sequence[str] | None] | None = None,
+        rows: Mapping[str, int] | None = None,
+    ):
+        self.path = Path(path)
+        self.manifest = manifest
+        self.meta = meta
+        self._frames: dict[str, pd.DataFrame | None] = {"games": games, "deals": deals}
+        self._parts = {t: list(p) for t, p in (parts or {}).items()}
+        self._columns = dict(columns or {})
+        self._rows = dict(rows or {})
+        self._cache: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.path)!r}, {self.variant}, {self.n_games} games)"
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """One row per game (read from the part files on first use)."""
+        return self._frame("games")
+
+    @games.setter
+    def games(self, frame: pd.DataFrame) -> None:
+        self._frames["games"] = frame
+        self._cache.clear()
+
+    @property
+    def deals(self) -> pd.DataFrame:
+        """One row per deal and side (read whole on first use: large; the analysis reads it with :meth:`arrays`)."""
+        return self._frame("deals")
+
+    @deals.setter
+    def deals(self, frame: pd.DataFrame) -> None:
+        self._frames["deals"] = frame
+        self._cache.clear()
+
+    def _frame(self, table: str) -> pd.DataFrame:
+        frame = self._frames[table]
+        if frame is None:
+            if table not in self._parts:
+                return pd.DataFrame()
+            frame = _read_table(self._parts[table], table, self.manifest, self._columns.get(table))
+            self._frames[table] = frame
+        return frame
+
+    def arrays(self, table: str, columns: Sequence[str]) -> Iterator[dict[str, np.ndarray]]:
+        """``columns`` of ``table`` as numpy arrays, one part file at a time (or the whole table, once, when it is
+        in memory and holds them)."""
+        frame = self._frames[table]
+        if (frame is not None and all(c in frame.columns for c in columns)) or table not in self._parts:
+            frame = self._frame(table)
+            yield {c: frame[c].to_numpy() for c in columns}
+            return
+        for part in self._parts[table]:
+            data = _read_part(part, table, self.manifest, columns)
+            yield {c: data.column(c).to_numpy() for c in columns}
+            del data
+
+    def cached(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per run (until a table is replaced)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def n_games(self) -> int:
+        """Games in the run (from the part files' footers when the games table is not read yet)."""
+        if self._frames["games"] is None and "games" in self._rows:
+            return self._rows["games"]
+        return len(self.games)
 
     @property
     def variant(self) -> str:
@@ -104,7 +185,7 @@ class Run:
             "players": self.players,
             "policies": self.policies,
             "seed": self.seed,
-            "games": len(self.games),
+            "games": self.n_games,
             "games_requested": self.manifest.get("config", {}).get("games", self.meta.get("games")),
             "stopped": self.stopped,
             "rules": self.rules,
@@ -117,7 +198,7 @@ def load_run(
     allow_partial: bool = False,
     columns: Mapping[str, Sequence[str]] | None = None,
 ) -> Run:
-    """Read a run folder into a :class:`Run`.
+    """Open a run folder as a :class:`Run`, checking every part file it lists.
 
     Parameters
     ----------
@@ -126,11 +207,13 @@ def load_run(
     allow_partial
         Read the chunks an interrupted run finished instead of refusing it.
     columns
-        Optional ``{"games": [...], "deals": [...]}``: read only these columns of a table (the others in full),
-        to save memory on large runs. The summary functions need the full tables.
+        Optional ``{"games": [...], "deals": [...]}``: ``run.games`` / ``run.deals`` hold only these columns of
+        a table (the others in full). The analysis functions read what they need part by part either way.
 
-    A run that ``simulate --precision`` stopped early is complete: its manifest lists the chunks it played,
-    ``games_written`` and ``stopped``, and only those chunks are read (games 0..n-1 of the requested ones).
+    Only the part files' footers are read here (metadata and row counts); ``run.games`` and ``run.deals`` are
+    read on first use, and the analysis reads the deals table one part at a time. A run that ``simulate
+    --precision`` stopped early is complete: its manifest lists the chunks it played, ``games_written`` and
+    ``stopped``, and only those chunks are read (games 0..n-1 of the requested ones).
 
     Raises
     ------
@@ -142,6 +225,9 @@ def load_run(
         ``columns`` names a table or a column that does not exist.
     """
     path = Path(path)
+    if not path.is_dir():
+        what = "does not exist" if not path.exists() else "is a file, not a run folder"
+        raise OutputError(f"run folder {path} {what}")
     manifest = read_manifest(path)
     done = sorted(int(i) for i in manifest.get("chunks_done", []))
     n_chunks = manifest.get("n_chunks", "?")
@@ -156,19 +242,22 @@ def load_run(
     unknown = set(columns) - set(TABLES)
     if unknown:
         raise ValueError(f"columns: unknown table(s) {sorted(unknown)}; the tables are {list(TABLES)}")
-    frames: dict[str, pd.DataFrame] = {}
+    parts = {table: [path / table / part_name(i) for i in done] for table in TABLES}
     meta: dict[str, Any] = {}
+    rows: dict[str, int] = {}
     for table in TABLES:
-        parts = [path / table / part_name(i) for i in done]
-        frames[table], blob = _read_table(parts, table, manifest, columns.get(table))
-        if table == "games":
-            meta = blob
+        rows[table] = 0
+        for part in parts[table]:
+            blob, n_rows = _open_part(part, table, manifest, columns.get(table))
+            rows[table] += n_rows
+            if table == "games" and not meta:
+                meta = blob
     written = manifest.get("games_written")  # runs finished by this version record it (early stops included)
-    if manifest.get("complete") and written is not None and written != len(frames["games"]):
+    if manifest.get("complete") and written is not None and written != rows["games"]:
         raise OutputError(
-            f"run {path}: its manifest records {written} games written, its part files hold {len(frames['games'])}"
+            f"run {path}: its manifest records {written} games written, its part files hold {rows['games']}"
         )
-    return Run(path=path, manifest=manifest, meta=meta, games=frames["games"], deals=frames["deals"])
+    return Run(path, manifest, meta, parts=parts, columns=columns, rows=rows)
 
 
 def load_runs(paths: Sequence[str | Path], **kwargs: Any) -> list[Run]:
@@ -178,31 +267,46 @@ def load_runs(paths: Sequence[str | Path], **kwargs: Any) -> list[Run]:
     return [load_run(p, **kwargs) for p in paths]
 
 
-def _read_table(
-    parts: list[Path], table: str, manifest: dict[str, Any], columns: Sequence[str] | None
-) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Concatenate one table's part files, checking each; returns the frame and the first part's blob."""
-    pieces: list[pa.Table] = []
-    first_blob: dict[str, Any] = {}
-    for part in parts:
-        if not part.is_file():
-            raise OutputError(f"part file {part} is missing (the manifest lists its chunk as done)")
-        try:
-            with pq.ParquetFile(part) as handle:
-                schema = handle.schema_arrow
-                blob = _check_blob(part, handle.metadata, table, manifest)
-                _check_columns(schema.names, columns, table)
-                data = handle.read(columns=list(columns) if columns is not None else None)
-        except (OSError, pa.ArrowException) as exc:
-            raise OutputError(f"cannot read part file {part}: {exc}") from None
-        # Parts of a resumed run may differ in their blobs' versions; drop metadata so the schemas concatenate.
-        pieces.append(data.replace_schema_metadata(None))
-        first_blob = first_blob or blob
+def _open_part(
+    part: Path, table: str, manifest: dict[str, Any], columns: Sequence[str] | None
+) -> tuple[dict[str, Any], int]:
+    """Check one part file from its footer alone: its blob (against the manifest), columns and row count."""
+    if not part.is_file():
+        raise OutputError(f"part file {part} is missing (the manifest lists its chunk as done)")
+    try:
+        with pq.ParquetFile(part) as handle:
+            schema = handle.schema_arrow
+            blob = _check_blob(part, handle.metadata, table, manifest)
+            _check_columns(schema.names, columns, table)
+            return blob, handle.metadata.num_rows
+    except (OSError, pa.ArrowException) as exc:
+        raise OutputError(f"cannot read part file {part}: {exc}") from None
+
+
+def _read_part(part: Path, table: str, manifest: dict[str, Any], columns: Sequence[str] | None) -> pa.Table:
+    """One part file's rows (only ``columns``), after the checks of :func:`_open_part`."""
+    if not part.is_file():
+        raise OutputError(f"part file {part} is missing (the manifest lists its chunk as done)")
+    try:
+        with pq.ParquetFile(part) as handle:
+            schema = handle.schema_arrow
+            _check_blob(part, handle.metadata, table, manifest)
+            _check_columns(schema.names, columns, table)
+            data = handle.read(columns=list(columns) if columns is not None else None)
+    except (OSError, pa.ArrowException) as exc:
+        raise OutputError(f"cannot read part file {part}: {exc}") from None
+    # Parts of a resumed run may differ in their blobs' versions; drop metadata so the schemas concatenate.
+    return data.replace_schema_metadata(None)
+
+
+def _read_table(parts: list[Path], table: str, manifest: dict[str, Any], columns: Sequence[str] | None) -> pd.DataFrame:
+    """One table's part files, concatenated into one frame."""
+    pieces = [_read_part(part, table, manifest, columns) for part in parts]
     try:
         combined = pa.concat_tables(pieces)
     except pa.ArrowException as exc:
         raise OutputError(f"the {table} part files of {parts[0].parent} do not share one schema: {exc}") from None
-    return combined.to_pandas(), first_blob
+    return combined.to_pandas()
 
 
 def _check_columns(names: list[str], columns: Sequence[str] | None, table: str) -> None:

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from analysis.balance import category_distribution, category_table, convergence, shape_samples
+from analysis.balance import category_distribution, category_table, convergence, shape_hists
 from analysis.load import Run
 from analysis.stats import points_per_deal, seat_advantage
+from analysis.tables import level_text
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -90,7 +91,7 @@ def advantage_figure(run: Run, level: float = 0.95) -> Figure:
     )
     left.set_xticks([t for t in left.get_xticks() if 0 <= t <= 1])  # no ticks in the labels' margin past 100%
     left.xaxis.set_major_formatter(lambda x, _: f"{x:.1%}")
-    left.set_xlabel(f"share of games won by that side ({level:.0%} Wilson interval; dashed: no advantage)")
+    left.set_xlabel(f"share of games won by that side ({level_text(level)} Wilson interval; dashed: no advantage)")
     left.set_title("Opening advantage over games")
     _forest(
         right,
@@ -102,7 +103,7 @@ def advantage_figure(run: Run, level: float = 0.95) -> Figure:
         0.0,
         lambda x: f"{x:+.3f}",
     )
-    right.set_xlabel(f"leader's side minus dealer's side, points per deal ({level:.0%} t interval)")
+    right.set_xlabel(f"leader's side minus dealer's side, points per deal ({level_text(level)} t interval)")
     right.set_title("Per deal: leading side against dealing side")
     return fig
 
@@ -134,6 +135,7 @@ def category_figure(run: Run, level: float = 0.95) -> Figure:
     (rare values lumped), titled with each side's mean per deal and its interval."""
     dist = category_distribution(run)
     means = category_table(run, level)
+    pct = level_text(level)
     cats = run.categories
     ncols = 3
     nrows = -(-len(cats) // ncols)
@@ -150,7 +152,7 @@ def category_figure(run: Run, level: float = 0.95) -> Figure:
                 shares[:, k] if shares.size else [],
                 width,
                 color=SIDE_COLOURS[k % len(SIDE_COLOURS)],
-                label=f"side {k}: mean {mean:.3f} ± {hw:.3f}",
+                label=f"side {k}: mean {mean:.3f} ± {hw:.3f} ({pct} CI)",
             )
         ax.set_xticks(x, labels, fontsize=8 if len(labels) > 8 else 10, rotation=45 if len(labels) > 8 else 0)
         ax.set_title(cat, fontsize=11)
@@ -193,7 +195,7 @@ def convergence_figure(run: Run, level: float = 0.95) -> Figure:
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.1%}")
     ax.set_xlabel("games played (log scale)")
     ax.set_ylabel("win rate")
-    ax.set_title(f"Convergence of the first player's win rate ({level:.0%} Wilson band)")
+    ax.set_title(f"Convergence of the first player's win rate ({level_text(level)} Wilson band)")
     ax.legend(loc="lower right", fontsize=9)
     ax.grid(alpha=0.3)
     return fig
@@ -203,17 +205,18 @@ def shape_figure(run: Run) -> Figure:
     """Histograms of deals per game, plays per game and the margin of victory."""
     from matplotlib.ticker import MaxNLocator
 
-    samples = shape_samples(run)
+    hists = shape_hists(run)
     fig = new_figure(13, 3.6)
     axes = fig.subplots(1, 3)
     for ax, name in zip(axes, ("deals per game", "plays per game", "margin of victory"), strict=True):
-        x = np.asarray(samples[name])
-        values, counts = np.unique(x, return_counts=True)
+        values, counts = hists[name].items()
+        share = counts / counts.sum()
         if len(values) <= 60:
-            ax.bar(values, counts / len(x), width=0.8 * (np.min(np.diff(values)) if len(values) > 1 else 1.0))
+            ax.bar(values, share, width=0.8 * (np.min(np.diff(values)) if len(values) > 1 else 1.0))
         else:
-            ax.hist(x, bins=50, weights=np.full(len(x), 1 / len(x)))
-        ax.axvline(x.mean(), color="#d62728", linestyle="--", linewidth=1, label=f"mean {x.mean():.2f}")
+            ax.hist(values, bins=50, weights=share)
+        mean = hists[name].mean
+        ax.axvline(mean, color="#d62728", linestyle="--", linewidth=1, label=f"mean {mean:.2f}")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(name)
         ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
@@ -223,7 +226,7 @@ def shape_figure(run: Run) -> Figure:
     return fig
 
 
-def balance_figure(table: pd.DataFrame, categories: pd.DataFrame, title: str) -> Figure:
+def balance_figure(table: pd.DataFrame, categories: pd.DataFrame, title: str, level: float = 0.95) -> Figure:
     """A balance grid (``analysis.grid.balance_table`` and ``category_means``): the first player's and the first
     dealer's advantage with intervals, the leader's margin per deal with intervals, and the points per deal of
     each category, one group per rule set."""
@@ -244,7 +247,7 @@ def balance_figure(table: pd.DataFrame, categories: pd.DataFrame, title: str) ->
     left.set_yticks(np.arange(n)[::-1], labels)
     left.xaxis.set_major_locator(MaxNLocator(nbins=6))
     left.xaxis.set_major_formatter(lambda v, _: f"{v * 100:+.1f}")
-    left.set_xlabel("win rate minus 1 / sides, percentage points (95% Wilson interval)")
+    left.set_xlabel(f"win rate minus 1 / sides, percentage points ({level_text(level)} Wilson interval)")
     left.set_title("Opening advantage")
     left.set_ylim(-0.6, n - 0.4 + 0.5)  # room above the top rule set for the legend
     left.legend(fontsize=8, loc="upper right", ncols=2)
@@ -257,7 +260,7 @@ def balance_figure(table: pd.DataFrame, categories: pd.DataFrame, title: str) ->
     right.axvline(0, color="0.4", linestyle="--", linewidth=1)
     right.set_yticks(y, labels)
     right.set_ylim(-0.6, n - 0.4)
-    right.set_xlabel("leader's minus dealer's points per deal (95% t interval)")
+    right.set_xlabel(f"leader's minus dealer's points per deal ({level_text(level)} t interval)")
     right.set_title("Per-deal advantage of the leading side")
     right.grid(axis="x", alpha=0.3)
     ax = bottom.subplots()

@@ -2,7 +2,7 @@
 
 The page needs nothing but itself: the style sheet is inline and every figure is a PNG embedded as base64 in an
 ``<img>``. Each table carries ``data-table="NAME"`` (the names of :data:`analysis.tables.TITLES`) and each figure
-``data-figure="NAME"``, so tests and scripts can find them.
+``data-figure="NAME"``, so tests and scripts can find them. Every interval is labelled with its level.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis import plots
 from analysis.load import Run
-from analysis.tables import TITLES, Analysis, display, rules_text, run_heading
+from analysis.tables import Analysis, display, level_text, rules_text, run_heading, titles
 
 STYLE = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1300px;
@@ -38,10 +38,10 @@ figcaption { color: #555; font-size: 13px; }
 """
 
 
-def html_table(name: str, df: pd.DataFrame) -> str:
+def html_table(name: str, df: pd.DataFrame, level: float = 0.95) -> str:
     """A table of :func:`~analysis.tables.display`'s strings, titled and captioned from ``TITLES``."""
-    title, caption = TITLES[name]
-    columns, rows = display(name, df)
+    title, caption = titles(level)[name]
+    columns, rows = display(name, df, level)
     head = "".join(f'<th class="{"num" if c.numeric else "text"}">{html.escape(c.header)}</th>' for c in columns)
     body = "".join(
         "<tr>"
@@ -70,8 +70,8 @@ def html_figure(name: str, png: bytes, caption: str) -> str:
 def _meta_table(run: Run) -> str:
     manifest = run.manifest
     config = manifest.get("config", {})
-    requested = config.get("games", len(run.games))
-    games = f"{len(run.games):,}"
+    requested = config.get("games", run.n_games)
+    games = f"{run.n_games:,}"
     if run.stopped:
         games += f" of {requested:,} requested (stopped early: {run.stopped})"
     rows = [
@@ -88,7 +88,7 @@ def _meta_table(run: Run) -> str:
     return f'<table class="meta">{body}</table>\n'
 
 
-def _key_figures(tables: dict[str, pd.DataFrame]) -> str:
+def _key_figures(tables: dict[str, pd.DataFrame], level: float) -> str:
     """The answers first: the opening advantage over games and per deal, in one small table."""
     adv = tables["seat_advantage"]
     deal = tables["deal_advantage"].set_index("measure")
@@ -116,7 +116,13 @@ def _key_figures(tables: dict[str, pd.DataFrame]) -> str:
     )
     head = "".join(
         f'<th class="{c}">{h}</th>'
-        for h, c in (("", "text"), ("estimate", "num"), ("95% CI", "num"), ("no advantage", "num"), ("p", "num"))
+        for h, c in (
+            ("", "text"),
+            ("estimate", "num"),
+            (f"{level_text(level)} CI", "num"),
+            ("no advantage", "num"),
+            ("p", "num"),
+        )
     )
     body = "".join(
         f'<tr><td>{html.escape(a)}</td><td class="num"><b>{html.escape(b)}</b></td>'
@@ -134,41 +140,43 @@ def _p(p: float) -> str:
 
 
 def run_section(run: Run, tables: dict[str, pd.DataFrame], level: float) -> str:
+    pct = level_text(level)
     parts = [
         f"<section><h2>{html.escape(run_heading(run))}</h2>\n",
         _meta_table(run),
         "<h3>Key figures</h3>\n",
-        _key_figures(tables),
+        _key_figures(tables, level),
         "<h3>Seat advantage</h3>\n",
         html_figure(
             "advantage",
             plots.png(plots.advantage_figure(run, level)),
             "Left: how often the side of the first player (blue) or first dealer (red) won, over all games and by "
-            "seat, with Wilson intervals; dashed: no advantage. Right: per deal, the leading side's points minus "
-            "the dealing side's, by category, with t intervals.",
+            f"seat, with {pct} Wilson intervals; dashed: no advantage. Right: per deal, the leading side's points "
+            f"minus the dealing side's, by category, with {pct} t intervals.",
         ),
-        *(html_table(name, tables[name]) for name in ("seat_advantage", "deal_advantage", "pairings", "seats")),
+        *(html_table(name, tables[name], level) for name in ("seat_advantage", "deal_advantage", "pairings", "seats")),
         "<h3>Convergence</h3>\n",
         html_figure(
             "convergence",
             plots.png(plots.convergence_figure(run, level)),
-            "The first player's side's win rate over the first n games (log scale), with its Wilson band.",
+            f"The first player's side's win rate over the first n games (log scale), with its {pct} Wilson band.",
         ),
         "<h3>Scoring</h3>\n",
         html_figure(
             "categories",
             plots.png(plots.category_figure(run, level)),
             "For each scoring category, the share of deals in which each side scored 0, 1, 2, ... points "
-            "(wide ranges binned), with each side's mean per deal in the legend.",
+            f"(wide ranges binned), with each side's mean per deal ± the half-width of its {pct} t interval in the "
+            "legend.",
         ),
-        *(html_table(name, tables[name]) for name in ("categories", "points")),
+        *(html_table(name, tables[name], level) for name in ("categories", "points")),
         "<h3>Game length and finish</h3>\n",
         html_figure(
             "shape",
             plots.png(plots.shape_figure(run)),
             "Deals per game, plays per game and margin of victory (share of games; dashed: the mean).",
         ),
-        html_table("game_shape", tables["game_shape"]),
+        html_table("game_shape", tables["game_shape"], level),
         "</section>\n",
     ]
     return "".join(parts)
@@ -185,15 +193,15 @@ def render_report(runs: list[Run], level: float = 0.95) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>\n",
         "<h1>scopasim report</h1>\n",
-        f'<p class="sub">{len(runs)} run{"s" if len(runs) > 1 else ""}; intervals at {level:.0%}; written {stamp} '
-        f"by scopasim {html.escape(__version__)}</p>\n",
+        f'<p class="sub">{len(runs)} run{"s" if len(runs) > 1 else ""}; intervals at {level_text(level)}; '
+        f"written {stamp} by scopasim {html.escape(__version__)}</p>\n",
     ]
     for run, tables in zip(analysis.runs, analysis.tables, strict=True):
         parts.append(run_section(run, tables, level))
     for run, df in zip(analysis.runs[1:], analysis.comparisons, strict=False):
         parts.append(
             f"<section><h2>{html.escape(str(run.path))} against {html.escape(str(runs[0].path))}</h2>\n"
-            + html_table("comparison", df)
+            + html_table("comparison", df, level)
             + "</section>\n"
         )
     parts.append("</body></html>\n")
@@ -203,5 +211,9 @@ def render_report(runs: list[Run], level: float = 0.95) -> str:
 def write_report(html_text: str, out: Path) -> None:
     """Write the page to ``out`` through a temporary file, so a reader never sees half a page."""
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(html_text, encoding="utf-8")
-    tmp.replace(out)
+    try:
+        tmp.write_text(html_text, encoding="utf-8")
+        tmp.replace(out)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a full disk or a read-only folder leaves nothing behind
+        raise

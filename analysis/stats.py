@@ -1,10 +1,12 @@
 """The questions asked of every run, each answered with its uncertainty: who wins, whether leading or dealing first
 helps, and where a deal's points come from.
 
-Intervals and tests come from scipy, not hand-written formulas: Wilson score intervals for win rates (good
-coverage near 0 and 1 and for small counts, where the normal approximation is poor), exact two-sided binomial tests
-for an opening advantage, and Student t intervals for mean per-deal differences. ``scipy.stats`` is imported
-inside the functions because it takes longer to import than everything else in this package together.
+Intervals and tests come from scipy: Wilson score intervals for win rates (good coverage near 0 and 1 and for small
+counts, where the normal approximation is poor), exact two-sided binomial tests for an opening advantage, and
+Student t intervals for mean per-deal differences (scipy's t distribution on the exact moments of the counted
+sample, ``analysis.hist``: the numbers of ``ttest_1samp`` without holding the sample). Win rates come from the
+counts of games by opening seats and winner (``analysis.games``). ``scipy.stats`` is imported inside the functions
+because it takes longer to import than everything else in this package together.
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.deals import deal_stats
+from analysis.games import game_stats, outcome_stats
+from analysis.hist import hist_interval
 from analysis.load import Run
-from simcore.layout import part_name
-
-#: Per-deal quantities reported besides the variant's scoring categories.
-DEAL_EXTRAS = ("points", "sweeps", "cards_taken")
 
 
 def win_rate(wins: int, n: int, level: float = 0.95) -> dict[str, Any]:
@@ -46,7 +47,8 @@ def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
     Partners share a side, so with 4 players seats 0 and 2 (and 1 and 3) show the same wins. A game without a
     winner (``winner == -1``, which a finished run should not hold) counts as a loss for every seat.
     """
-    winner = run.games["winner"].to_numpy()
+    counts = outcome_stats(run).counts.sum(axis=(0, 1))  # games by winner + 1
+    n = int(counts.sum())
     rows = []
     for seat, side in enumerate(run.seat_side):
         rows.append(
@@ -54,7 +56,7 @@ def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
                 "seat": seat,
                 "policy": run.policies[seat],
                 "side": int(side),
-                **win_rate(np.count_nonzero(winner == side), len(winner), level),
+                **win_rate(int(counts[side + 1]), n, level),
             }
         )
     return pd.DataFrame(rows)
@@ -70,13 +72,12 @@ def opening_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     """
     from scipy import stats
 
-    games = run.games
-    winner = games["winner"].to_numpy()
+    outcomes = outcome_stats(run)
+    seats = list(range(run.players))
     expected = 1.0 / run.n_sides
     rows = {}
     for label, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
-        side = run.seat_side[games[column].to_numpy()]
-        wins, n = int(np.count_nonzero(winner == side)), len(winner)
+        wins, n = outcomes.wins(column, seats, run.seat_side)
         p_value = stats.binomtest(wins, n, expected).pvalue if n else math.nan
         rows[label] = {**win_rate(wins, n, level), "expected": expected, "p_value": float(p_value)}
     return pd.DataFrame.from_dict(rows, orient="index")
@@ -90,51 +91,28 @@ def points_per_deal(run: Run, level: float = 0.95) -> pd.DataFrame:
     the half-width of the Student t interval at ``level`` for that difference. The difference is taken deal by
     deal (paired by game and deal), which removes the deal-to-deal variation both sides share: every deal has
     exactly one leading and one dealing side, and they differ because the leader sits next to the dealer (an
-    opponent with 4 players in partnerships, another seat and therefore another side otherwise).
+    opponent with 4 players in partnerships, another seat and therefore another side otherwise). The deals
+    table is read part by part (:func:`analysis.deals.deal_stats`).
     """
-    from scipy import stats
-
-    metrics = [*run.categories, *DEAL_EXTRAS]
-    deals = run.deals
-    led_keys, led = _one_row_per_deal(deals, "led", metrics)
-    dealt_keys, dealt = _one_row_per_deal(deals, "dealt", metrics)
-    paired = np.array_equal(led_keys, dealt_keys) and bool(np.all(np.diff(led_keys) > 0))
-    if not paired or len(led_keys) * run.n_sides != len(deals):
-        raise ValueError("the deals table must hold one row per deal and side, with one leading and one dealing side")
-    diff = led - dealt
-    n = len(diff)
-    if n >= 2:
-        half_width = stats.t.ppf(0.5 + level / 2, n - 1) * stats.sem(diff, axis=0)
-    else:
-        half_width = np.full(len(metrics), math.nan)
-    return pd.DataFrame(
-        {
-            "leader_side": led.mean(axis=0) if n else math.nan,
-            "dealer_side": dealt.mean(axis=0) if n else math.nan,
-            "all_sides": deals[metrics].mean(axis=0).to_numpy(),
-            "difference": diff.mean(axis=0) if n else math.nan,
-            "half_width": half_width,
-        },
-        index=pd.Index(metrics, name="category"),
-    )
-
-
-def _one_row_per_deal(deals: pd.DataFrame, flag: str, metrics: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and float64 values [rows, metrics] of the ``flag`` rows (``led`` or ``dealt``), in (game, deal) order."""
-    rows = deals.loc[deals[flag].to_numpy(), ["game", "deal", *metrics]]
-    # deal < 2**15, so this key orders rows by (game, deal); the writer already emits them in that order
-    keys = rows["game"].to_numpy(np.int64) * (1 << 16) + rows["deal"].to_numpy(np.int64)
-    values = rows[metrics].to_numpy(np.float64)
-    if np.any(np.diff(keys) <= 0):
-        order = np.argsort(keys, kind="stable")
-        keys, values = keys[order], values[order]
-    return keys, values
+    d = deal_stats(run)
+    n = d.deals
+    rows = {}
+    for m in d.metrics:
+        diff = hist_interval(d.diff[m], level)
+        rows[m] = {
+            "leader_side": d.led[m] / n if n else math.nan,
+            "dealer_side": d.dealt[m] / n if n else math.nan,
+            "all_sides": d.all[m] / (n * d.n_sides) if n else math.nan,
+            "difference": diff["mean"],
+            "half_width": (diff["ci_high"] - diff["ci_low"]) / 2,
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("category")
 
 
 def run_summary(run: Run, level: float = 0.95) -> dict[str, Any]:
     """Everything above for one run, plus its size: keys seats, opening, points, games, deals, mean_deals_per_game."""
-    n_games = len(run.games)
-    n_deals = int(run.games["deals"].sum())
+    n_games = run.n_games
+    n_deals = game_stats(run).deals.total
     return {
         "seats": seat_win_rates(run, level),
         "opening": opening_advantage(run, level),
@@ -171,20 +149,21 @@ def mean_interval(values: np.ndarray, level: float = 0.95, popmean: float = 0.0)
     return {**out, "ci_low": float(ci.low), "ci_high": float(ci.high), "p_value": float(result.pvalue)}
 
 
-def _opening_rows(run: Run, groups: list[tuple[str, str, np.ndarray]], level: float) -> list[dict[str, Any]]:
-    """Win-rate rows for (role, group, mask of games) triples: how often the role's side won those games."""
+#: The opening roles and the games column that names each role's seat.
+ROLES = (("first player", "first_player"), ("first dealer", "first_dealer"))
+
+
+def _opening_rows(run: Run, groups: list[tuple[str, str, list[int]]], level: float) -> list[dict[str, Any]]:
+    """Win-rate rows for (role, group, seats) triples: how often the role's side won the games whose role (first
+    player or first dealer) sat in one of ``seats``."""
     from scipy import stats
 
-    games = run.games
-    winner = games["winner"].to_numpy()
+    outcomes = outcome_stats(run)
     expected = 1.0 / run.n_sides
-    won = {
-        role: winner == run.seat_side[games[column].to_numpy()]
-        for role, column in (("first player", "first_player"), ("first dealer", "first_dealer"))
-    }
+    column = dict(ROLES)
     rows = []
-    for role, group, mask in groups:
-        wins, n = int(np.count_nonzero(won[role] & mask)), int(np.count_nonzero(mask))
+    for role, group, seats in groups:
+        wins, n = outcomes.wins(column[role], seats, run.seat_side)
         p_value = float(stats.binomtest(wins, n, expected).pvalue) if n else math.nan
         rows.append(
             {"role": role, "group": group, **win_rate(wins, n, level), "expected": expected, "p_value": p_value}
@@ -201,15 +180,13 @@ def seat_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     won, its Wilson interval, and the exact two-sided binomial test of "no advantage" (rate = 1 / sides).
     Columns ``role``, ``group``, ``wins``, ``games``, ``rate``, ``ci_low``, ``ci_high``, ``expected``, ``p_value``.
     """
-    games = run.games
-    groups: list[tuple[str, str, np.ndarray]] = []
-    for role, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
-        seat = games[column].to_numpy()
-        groups.append((role, "all", np.ones(len(seat), dtype=bool)))
-        groups += [(role, f"seat {s}", seat == s) for s in range(run.players)]
+    seats = list(range(run.players))
+    groups: list[tuple[str, str, list[int]]] = []
+    for role, _ in ROLES:
+        groups.append((role, "all", seats))
+        groups += [(role, f"seat {s}", [s]) for s in seats]
         if run.players == 4:  # otherwise a side is a seat
-            side = run.seat_side[seat]
-            groups += [(role, f"side {k}", side == k) for k in range(run.n_sides)]
+            groups += [(role, f"side {k}", [s for s in seats if run.seat_side[s] == k]) for k in range(run.n_sides)]
     return pd.DataFrame(_opening_rows(run, groups, level))
 
 
@@ -224,17 +201,15 @@ def pairing_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     ``pairing`` names the policies of the role's side first, then the other sides' (``random v greedy``: the side
     that led the first deal played random against greedy). Self-play has a single pairing per role.
     """
-    games = run.games
     labels = side_policies(run)
-    groups: list[tuple[str, str, np.ndarray]] = []
-    for role, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
-        side = run.seat_side[games[column].to_numpy()]
-        by_pairing: dict[str, np.ndarray] = {}
+    groups: list[tuple[str, str, list[int]]] = []
+    for role, _ in ROLES:
+        by_pairing: dict[str, list[int]] = {}
         for k in range(run.n_sides):
             pairing = " v ".join([labels[k], *(labels[j] for j in range(run.n_sides) if j != k)])
-            mask = side == k
-            by_pairing[pairing] = by_pairing[pairing] | mask if pairing in by_pairing else mask
-        groups += [(role, pairing, mask) for pairing, mask in by_pairing.items()]
+            seats = [s for s in range(run.players) if run.seat_side[s] == k]
+            by_pairing[pairing] = by_pairing.get(pairing, []) + seats
+        groups += [(role, pairing, seats) for pairing, seats in by_pairing.items()]
     return pd.DataFrame(_opening_rows(run, groups, level)).rename(columns={"group": "pairing"})
 
 
@@ -254,26 +229,16 @@ def deal_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     """
     from scipy import stats
 
-    led_keys, led = _one_row_per_deal(run.deals, "led", ["points"])
-    dealt_keys, dealt = _one_row_per_deal(run.deals, "dealt", ["points"])
-    if not np.array_equal(led_keys, dealt_keys):
-        raise ValueError("the deals table must hold one leading and one dealing side per deal")
-    margin = led[:, 0] - dealt[:, 0]
+    margin = deal_stats(run).diff["points"]
     rows = []
-    m = mean_interval(margin, level)
+    m = hist_interval(margin, level)
     rows.append(_measure("points margin per deal", m["mean"], m, m["n"], 0.0, m["p_value"]))
-    decided = int(np.count_nonzero(margin))
-    wins = int(np.count_nonzero(margin > 0))
+    decided = margin.n - margin.count(0, 0)
+    wins = margin.count(1)
     r = win_rate(wins, decided, level)
     p_value = float(stats.binomtest(wins, decided, 0.5).pvalue) if decided else math.nan
     rows.append(_measure("deals won by the leader", r["rate"], r, decided, 0.5, p_value))
-    games = run.games
-    totals = games[[f"total_{k}" for k in range(run.n_sides)]].to_numpy(np.float64, copy=True)
-    first = run.seat_side[games["first_player"].to_numpy()]
-    index = np.arange(len(games))
-    own = totals[index, first]
-    totals[index, first] = -np.inf
-    g = mean_interval(own - totals.max(axis=1), level)
+    g = hist_interval(game_stats(run).first_margin, level)
     rows.append(_measure("final margin of the first player", g["mean"], g, g["n"], 0.0, g["p_value"]))
     return pd.DataFrame(rows)
 
@@ -288,47 +253,3 @@ def _measure(name: str, estimate: float, ci: dict[str, Any], n: int, expected: f
         "expected": expected,
         "p_value": p,
     }
-
-
-def points_per_deal_streamed(run: Run, level: float = 0.95) -> pd.DataFrame:
-    """``points_per_deal`` computed one deals part file at a time, for runs too large to hold in memory.
-
-    ``run`` may be loaded without its deals table (``load_run(path, columns={"deals": ["game"]})``): the part
-    files the manifest lists are read here one by one, and only sums and sums of squares are kept. A game's
-    deals all sit in one part (parts are chunks of games), so pairing by (game, deal) works part by part.
-    """
-    from scipy import stats
-
-    metrics = [*run.categories, *DEAL_EXTRAS]
-    sums = {key: np.zeros(len(metrics)) for key in ("led", "dealt", "diff", "diff_sq", "all")}
-    n = n_rows = 0
-    for index in sorted(run.manifest["chunks_done"]):
-        deals = pd.read_parquet(
-            run.path / "deals" / part_name(index), columns=["game", "deal", "led", "dealt", *metrics]
-        )
-        _, led = _one_row_per_deal(deals, "led", metrics)
-        _, dealt = _one_row_per_deal(deals, "dealt", metrics)
-        diff = led - dealt
-        sums["led"] += led.sum(axis=0)
-        sums["dealt"] += dealt.sum(axis=0)
-        sums["diff"] += diff.sum(axis=0)
-        sums["diff_sq"] += (diff * diff).sum(axis=0)
-        sums["all"] += deals[metrics].to_numpy(dtype=np.float64).sum(axis=0)
-        n += len(diff)
-        n_rows += len(deals)
-    mean_diff = sums["diff"] / n
-    if n >= 2:
-        variance = np.maximum(sums["diff_sq"] - n * mean_diff**2, 0.0) / (n - 1)
-        half_width = stats.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(variance / n)
-    else:
-        half_width = np.full(len(metrics), math.nan)
-    return pd.DataFrame(
-        {
-            "leader_side": sums["led"] / n,
-            "dealer_side": sums["dealt"] / n,
-            "all_sides": sums["all"] / n_rows,
-            "difference": mean_diff,
-            "half_width": half_width,
-        },
-        index=pd.Index(metrics, name="category"),
-    )

@@ -23,53 +23,54 @@ from analysis.balance import category_table, compare_runs, game_shape
 from analysis.load import Run
 from analysis.stats import deal_advantage, pairing_advantage, points_per_deal, seat_advantage, seat_win_rates
 
-#: Table name -> (title, caption), in the order they are shown.
+#: Table name -> (title, caption), in the order they are shown; ``{level}`` is the confidence level (``90%``),
+#: filled in by :func:`titles`.
 TITLES: dict[str, tuple[str, str]] = {
     "seats": (
         "Win rate of each seat's side",
-        "partners (4 players) share a side and its wins",
+        "partners (4 players) share a side and its wins; CI: {level} Wilson score interval",
     ),
     "seat_advantage": (
         "Opening advantage: how often the side that led (or dealt) the first deal won the game",
-        "seat k / side k: games whose first player (or dealer) sat there; expected: 1 / sides; "
-        "p: exact binomial test of no advantage",
+        "seat k / side k: games whose first player (or dealer) sat there; CI: {level} Wilson score interval; "
+        "expected: 1 / sides; p: exact binomial test of no advantage",
     ),
     "deal_advantage": (
         "Opening advantage per deal and in the final score",
-        "leader / dealer: the sides of the seats that led and dealt each deal; p: t test of a zero mean, "
-        "binomial test of 1/2 for deals won",
+        "leader / dealer: the sides of the seats that led and dealt each deal; CI: {level} t interval of a mean, "
+        "Wilson interval of deals won; p: t test of a zero mean, binomial test of 1/2 for deals won",
     ),
     "pairings": (
         "Opening advantage by policy pairing",
-        "pairing: the policy of the side in that role first, then the other sides'",
+        "pairing: the policy of the side in that role first, then the other sides'; CI: {level} Wilson score interval",
     ),
     "points": (
         "Mean points per deal by category: leading side against dealing side",
-        "difference: leader minus dealer, deal by deal, with the half-width of its 95% t interval",
+        "difference: leader minus dealer, deal by deal, with the half-width of its {level} t interval",
     ),
     "categories": (
         "Points per deal by category and side",
-        "± : half-width of the 95% t interval; tied: no side scores it; one side: taken whole; shared: "
+        "± : half-width of the {level} t interval; tied: no side scores it; one side: taken whole; shared: "
         "two or more sides score it",
     ),
     "game_shape": (
         "How games unfold",
-        "means with 95% t intervals (Wilson for the mid-deal share); margin of victory: winner's total minus "
+        "means with {level} t intervals (Wilson for the mid-deal share); margin of victory: winner's total minus "
         "the best other side's",
     ),
     "grid_advantage": (
         "First player's advantage by rule set",
-        "95% Wilson intervals; p: binomial test of no advantage (1 / sides); change: the advantage (win rate "
-        "minus 1 / sides) minus the first rule set's, with its Newcombe interval and score test",
+        "{level} Wilson intervals; p: binomial test of no advantage (1 / sides); change: the advantage (win rate "
+        "minus 1 / sides) minus the first rule set's, with its {level} Newcombe interval and score test",
     ),
     "grid_dealer": (
         "Dealer's advantage and per-deal margin by rule set",
-        "first dealer: win rate of the first dealer's side, Wilson interval, binomial test; leader's margin: "
-        "points per deal, leading side minus dealing side, t interval and test",
+        "first dealer: win rate of the first dealer's side, {level} Wilson interval, binomial test; leader's "
+        "margin: points per deal, leading side minus dealing side, {level} t interval and test",
     ),
     "grid_shape": (
         "Scoring and game shape by rule set",
-        "means ± half-widths of 95% t intervals; points and sweeps per deal: all sides together",
+        "means ± half-widths of {level} t intervals; points and sweeps per deal: all sides together",
     ),
     "grid_categories": (
         "Points awarded per deal by category (all sides together)",
@@ -77,10 +78,21 @@ TITLES: dict[str, tuple[str, str]] = {
     ),
     "comparison": (
         "Change from the first run",
-        "difference: this run minus the first; advantages are win rates minus 1 / sides; rates: Newcombe "
-        "interval and score test; means: Welch's t",
+        "difference: this run minus the first; advantages are win rates minus 1 / sides; CI: {level} interval, "
+        "Newcombe's with the score test for rates, Welch's t for means",
     ),
 }
+
+
+def level_text(level: float) -> str:
+    """How labels name a confidence level: ``0.9`` -> ``90%``, ``0.995`` -> ``99.5%``."""
+    return f"{round(level * 100, 6):g}%"
+
+
+def titles(level: float = 0.95) -> dict[str, tuple[str, str]]:
+    """:data:`TITLES` with the confidence level filled in."""
+    text = level_text(level)
+    return {name: (t.format(level=text), c.format(level=text)) for name, (t, c) in TITLES.items()}
 
 
 def run_tables(run: Run, level: float = 0.95) -> dict[str, pd.DataFrame]:
@@ -159,12 +171,12 @@ class Column:
     numeric: bool = True
 
 
-def _rate_columns() -> list[Column]:
+def _rate_columns(ci: str) -> list[Column]:
     return [
         Column("wins", lambda r: count(r["wins"])),
         Column("games", lambda r: count(r["games"])),
         Column("win rate", lambda r: pct(r["rate"])),
-        Column("95% CI", lambda r: pct_interval(r["ci_low"], r["ci_high"])),
+        Column(ci, lambda r: pct_interval(r["ci_low"], r["ci_high"])),
     ]
 
 
@@ -196,7 +208,7 @@ def _comparison_ci(r: dict[str, Any]) -> str:
     return interval(r["ci_low"], r["ci_high"], sign=True)
 
 
-def _categories_columns(df: pd.DataFrame) -> list[Column]:
+def _categories_columns(df: pd.DataFrame, ci: str) -> list[Column]:
     sides = [c for c in df.columns if c.startswith("side_") and not c.endswith("_half_width")]
     cols = [Column("category", lambda r: str(r["category"]), numeric=False)]
     for side in sides:
@@ -219,35 +231,36 @@ def _shape_cell(r: dict[str, Any], key: str) -> str:
     return num(r[key]) if key == "estimate" else interval(r["ci_low"], r["ci_high"])
 
 
-COLUMNS: dict[str, Callable[[pd.DataFrame], list[Column]]] = {
-    "seats": lambda df: [
+#: Table name -> the columns a person sees, given the table and the interval header (``90% CI``).
+COLUMNS: dict[str, Callable[[pd.DataFrame, str], list[Column]]] = {
+    "seats": lambda df, ci: [
         Column("seat", lambda r: str(r["seat"]), numeric=False),
         Column("policy", lambda r: str(r["policy"]), numeric=False),
         Column("side", lambda r: str(r["side"]), numeric=False),
-        *_rate_columns(),
+        *_rate_columns(ci),
     ],
-    "seat_advantage": lambda df: [
+    "seat_advantage": lambda df, ci: [
         Column("role", lambda r: str(r["role"]), numeric=False),
         Column("games of", lambda r: str(r["group"]), numeric=False),
-        *_rate_columns(),
+        *_rate_columns(ci),
         Column("expected", lambda r: pct(r["expected"], 1)),
         Column("p", lambda r: p_value(r["p_value"])),
     ],
-    "deal_advantage": lambda df: [
+    "deal_advantage": lambda df, ci: [
         Column("measure", lambda r: str(r["measure"]), numeric=False),
         Column("estimate", _estimate),
-        Column("95% CI", _estimate_ci),
+        Column(ci, _estimate_ci),
         Column("n", lambda r: count(r["n"])),
         Column("no advantage", lambda r: pct(r["expected"], 0) if r["expected"] == 0.5 else num(r["expected"], 0)),
         Column("p", lambda r: p_value(r["p_value"])),
     ],
-    "pairings": lambda df: [
+    "pairings": lambda df, ci: [
         Column("role", lambda r: str(r["role"]), numeric=False),
         Column("pairing", lambda r: str(r["pairing"]), numeric=False),
-        *_rate_columns(),
+        *_rate_columns(ci),
         Column("p", lambda r: p_value(r["p_value"])),
     ],
-    "points": lambda df: [
+    "points": lambda df, ci: [
         Column("category", lambda r: str(r["category"]), numeric=False),
         Column("leader's side", lambda r: num(r["leader_side"])),
         Column("dealer's side", lambda r: num(r["dealer_side"])),
@@ -255,35 +268,35 @@ COLUMNS: dict[str, Callable[[pd.DataFrame], list[Column]]] = {
         Column("any side", lambda r: num(r["all_sides"])),
     ],
     "categories": _categories_columns,
-    "game_shape": lambda df: [
+    "game_shape": lambda df, ci: [
         Column("metric", lambda r: str(r["metric"]), numeric=False),
         Column("mean", lambda r: _shape_cell(r, "estimate")),
-        Column("95% CI", lambda r: _shape_cell(r, "ci")),
+        Column(ci, lambda r: _shape_cell(r, "ci")),
         Column("p10", lambda r: num(r["p10"], 0)),
         Column("median", lambda r: num(r["median"], 0)),
         Column("p90", lambda r: num(r["p90"], 0)),
         Column("n", lambda r: count(r["n"])),
     ],
-    "grid_advantage": lambda df: [
+    "grid_advantage": lambda df, ci: [
         Column("rule set", lambda r: str(r["rule_set"]), numeric=False),
         Column("games", lambda r: count(r["games"])),
         Column("first player", lambda r: pct(r["first_player_rate"])),
-        Column("95% CI", lambda r: pct_interval(r["first_player_ci_low"], r["first_player_ci_high"])),
+        Column(ci, lambda r: pct_interval(r["first_player_ci_low"], r["first_player_ci_high"])),
         Column("p", lambda r: p_value(r["first_player_p"])),
         Column("change", lambda r: _pp(r["first_player_change"]) if not _nan(r["first_player_change_p"]) else "base"),
-        Column("95% CI ", lambda r: _pp_interval(r["first_player_change_ci_low"], r["first_player_change_ci_high"])),
+        Column(ci + " ", lambda r: _pp_interval(r["first_player_change_ci_low"], r["first_player_change_ci_high"])),
         Column("p ", lambda r: p_value(r["first_player_change_p"])),
     ],
-    "grid_dealer": lambda df: [
+    "grid_dealer": lambda df, ci: [
         Column("rule set", lambda r: str(r["rule_set"]), numeric=False),
         Column("first dealer", lambda r: pct(r["first_dealer_rate"])),
-        Column("95% CI", lambda r: pct_interval(r["first_dealer_ci_low"], r["first_dealer_ci_high"])),
+        Column(ci, lambda r: pct_interval(r["first_dealer_ci_low"], r["first_dealer_ci_high"])),
         Column("p", lambda r: p_value(r["first_dealer_p"])),
         Column("leader's margin", lambda r: num(r["leader_margin"], sign=True)),
-        Column("95% CI ", lambda r: interval(r["leader_margin_ci_low"], r["leader_margin_ci_high"], sign=True)),
+        Column(ci + " ", lambda r: interval(r["leader_margin_ci_low"], r["leader_margin_ci_high"], sign=True)),
         Column("p ", lambda r: p_value(r["leader_margin_p"])),
     ],
-    "grid_shape": lambda df: [
+    "grid_shape": lambda df, ci: [
         Column("rule set", lambda r: str(r["rule_set"]), numeric=False),
         *(
             Column(name, _mean_half_width(name.replace(" ", "_")))
@@ -291,24 +304,24 @@ COLUMNS: dict[str, Callable[[pd.DataFrame], list[Column]]] = {
         ),
         Column("decided mid-deal", lambda r: pct(r["mid_deal_share"], 1)),
     ],
-    "grid_categories": lambda df: [
+    "grid_categories": lambda df, ci: [
         Column("category", lambda r: str(r["category"]), numeric=False),
         *(Column(c, lambda r, c=c: num(r[c])) for c in df.columns if c != "category"),
     ],
-    "comparison": lambda df: [
+    "comparison": lambda df, ci: [
         Column("metric", lambda r: str(r["metric"]), numeric=False),
         Column("first run", lambda r: _comparison_value(r, "a")),
         Column("this run", lambda r: _comparison_value(r, "b")),
         Column("difference", lambda r: _comparison_value(r, "difference")),
-        Column("95% CI", _comparison_ci),
+        Column(ci, _comparison_ci),
         Column("p", lambda r: p_value(r["p_value"])),
     ],
 }
 
 
-def display(name: str, df: pd.DataFrame) -> tuple[list[Column], list[list[str]]]:
-    """The columns and the rows of strings a person sees for table ``name``."""
-    columns = COLUMNS[name](df)
+def display(name: str, df: pd.DataFrame, level: float = 0.95) -> tuple[list[Column], list[list[str]]]:
+    """The columns and the rows of strings a person sees for table ``name`` (intervals at ``level``)."""
+    columns = COLUMNS[name](df, f"{level_text(level)} CI")
     rows = [[c.cell(r) for c in columns] for r in df.to_dict(orient="records")]
     return columns, rows
 
@@ -337,12 +350,12 @@ class Analysis:
 
     def long(self) -> dict[str, pd.DataFrame]:
         """Each table over all runs in one frame, with a leading ``run`` column (``comparison``: ``run`` and
-        ``baseline``)."""
+        ``baseline``) and a last ``level`` column, the confidence level of its intervals."""
         out: dict[str, pd.DataFrame] = {}
         for name in self.tables[0]:
             out[name] = pd.concat(
                 [
-                    t[name].assign(run=str(r.path))[["run", *t[name].columns]]
+                    t[name].assign(run=str(r.path), level=self.level)[["run", *t[name].columns, "level"]]
                     for r, t in zip(self.runs, self.tables, strict=True)
                 ],
                 ignore_index=True,
@@ -351,7 +364,7 @@ class Analysis:
             base = str(self.runs[0].path)
             out["comparison"] = pd.concat(
                 [
-                    c.assign(run=str(r.path), baseline=base)[["run", "baseline", *c.columns]]
+                    c.assign(run=str(r.path), baseline=base, level=self.level)[["run", "baseline", *c.columns, "level"]]
                     for r, c in zip(self.runs[1:], self.comparisons, strict=True)
                 ],
                 ignore_index=True,
@@ -387,9 +400,9 @@ def to_json(analysis: Analysis) -> str:
     return json.dumps({"level": analysis.level, "runs": runs, "comparisons": comparisons}, indent=1) + "\n"
 
 
-def markdown_table(name: str, df: pd.DataFrame) -> str:
+def markdown_table(name: str, df: pd.DataFrame, level: float = 0.95) -> str:
     """A GitHub-flavoured Markdown table of :func:`display`'s strings (numbers right-aligned)."""
-    columns, rows = display(name, df)
+    columns, rows = display(name, df, level)
     buf = io.StringIO()
     buf.write("| " + " | ".join(c.header for c in columns) + " |\n")
     buf.write("|" + "|".join("---:" if c.numeric else "---" for c in columns) + "|\n")
@@ -402,7 +415,7 @@ def run_heading(run: Run) -> str:
     """One line naming a run: variant, players, policies, seed, games, stop."""
     policies = ", ".join(run.policies) if len(set(run.policies)) > 1 else f"{run.policies[0]} self-play"
     stopped = f" (stopped early: {run.stopped})" if run.stopped else ""
-    return f"{run.variant}, {run.players} players, {policies}, seed {run.seed}, {len(run.games):,} games{stopped}"
+    return f"{run.variant}, {run.players} players, {policies}, seed {run.seed}, {run.n_games:,} games{stopped}"
 
 
 def rules_text(run: Run) -> str:
@@ -410,15 +423,15 @@ def rules_text(run: Run) -> str:
 
 
 def to_markdown(analysis: Analysis) -> str:
+    named = titles(analysis.level)
     parts = []
     for run, tables in zip(analysis.runs, analysis.tables, strict=True):
         parts.append(f"## {run.path}\n\n{run_heading(run)}\n\nrules: {rules_text(run)}\n")
         for name, df in tables.items():
-            title, caption = TITLES[name]
-            parts.append(f"### {title}\n\n{markdown_table(name, df)}\n{caption}\n")
+            title, caption = named[name]
+            parts.append(f"### {title}\n\n{markdown_table(name, df, analysis.level)}\n{caption}\n")
     for run, df in zip(analysis.runs[1:], analysis.comparisons, strict=False):
-        title, caption = TITLES["comparison"]
-        parts.append(
-            f"## {title}: {run.path} against {analysis.runs[0].path}\n\n{markdown_table('comparison', df)}\n{caption}\n"
-        )
+        title, caption = named["comparison"]
+        table = markdown_table("comparison", df, analysis.level)
+        parts.append(f"## {title}: {run.path} against {analysis.runs[0].path}\n\n{table}\n{caption}\n")
     return "\n".join(parts)

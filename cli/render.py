@@ -98,32 +98,43 @@ def _rate(row: Any) -> tuple[str, str]:
     return f"{row.rate:.2%}", f"{row.ci_low:.2%}–{row.ci_high:.2%}"
 
 
+SUMMARY_LEVEL = 0.95  # the level of the simulate summary's intervals (``scopasim analyze --level`` for others)
+
+
 def print_run_summary(console: Console, config: RunConfig, result: RunResult) -> None:
     """Win rates with 95% intervals, mean points per deal by category, speed and where the data went."""
-    from analysis import load_run, opening_advantage, seat_win_rates
-    from analysis.stats import points_per_deal_streamed
+    from analysis import load_run, opening_advantage, points_per_deal, seat_win_rates
+    from analysis.games import game_stats
+    from analysis.tables import level_text
 
-    # The games table is small; the deals table is read part by part, so memory stays flat in the run's size.
-    run = load_run(result.path, columns={"deals": ["game"]})
+    # Both tables are read part by part, so memory stays flat in the run's size.
+    run = load_run(result.path)
+    level = level_text(SUMMARY_LEVEL)
     wins = Table(
-        title="Win rates (95% Wilson intervals)",
+        title=f"Win rates ({level} Wilson intervals)",
         title_justify="left",
         caption="first player / first dealer: the side of the seat that led / dealt the first deal; "
         "p: binomial test of no advantage",
         caption_justify="left",
     )
-    for col in ("", "policy", "wins", "games", "win rate", "95% CI", "p"):
+    for col in ("", "policy", "wins", "games", "win rate", f"{level} CI", "p"):
         wins.add_column(col, justify="left" if col in ("", "policy") else "right")
-    for row in seat_win_rates(run).itertuples():
+    for row in seat_win_rates(run, SUMMARY_LEVEL).itertuples():
         wins.add_row(f"seat {row.seat}", row.policy, f"{row.wins:,}", f"{row.games:,}", *_rate(row), "")
-    for row in opening_advantage(run).itertuples():
+    for row in opening_advantage(run, SUMMARY_LEVEL).itertuples():
         wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", *_rate(row), f"{row.p_value:.2g}")
-    console.print(wins)
+    print_table(console, wins)
 
-    points = points_per_deal_streamed(run)
-    table = Table(title="Mean points per deal", title_justify="left")
+    points = points_per_deal(run, SUMMARY_LEVEL)
+    table = Table(
+        title="Mean points per deal",
+        title_justify="left",
+        caption=f"difference: leader's side minus dealer's side, deal by deal, ± the half-width of its {level} "
+        "t interval",
+        caption_justify="left",
+    )
     table.add_column("category")
-    for col in ("leader's side", "dealer's side", "difference", "any side"):
+    for col in ("leader's side", "dealer's side", f"difference ± {level} CI", "any side"):
         table.add_column(col, justify="right")
     for name, row in points.iterrows():
         table.add_row(
@@ -133,16 +144,22 @@ def print_run_summary(console: Console, config: RunConfig, result: RunResult) ->
             f"{row.difference:+.3f} ± {row.half_width:.3f}",
             f"{row.all_sides:.3f}",
         )
-    console.print(table)
+    print_table(console, table)
 
-    n_deals = int(run.games["deals"].sum())
+    n_deals = game_stats(run).deals.total
     resumed = f" ({result.games_played:,} in this call)" if result.resumed else ""
     console.print(
         f"{result.games:,} games{resumed}, {n_deals:,} deals ({n_deals / result.games:.2f} per game), "
-        f"seed {config.seed}; {result.games_per_second:,.0f} games/s, {result.elapsed:.1f} s"
+        f"seed {config.seed}; {result.games_per_second:,.0f} games/s, {result.elapsed:.1f} s",
+        highlight=False,
     )
-    console.print(f"output: {result.path}")
-    console.print(f"  pandas.read_parquet('{result.path}/games')  and  '{result.path}/deals'", style="dim")
+    console.print(f"output: {result.path}", markup=False, highlight=False)
+    console.print(
+        f"  pandas.read_parquet('{result.path}/games')  and  '{result.path}/deals'",
+        style="dim",
+        markup=False,
+        highlight=False,
+    )
 
 
 SUIT_SYMBOLS = {"c": ("♣", "white"), "d": ("♦", "red"), "h": ("♥", "red"), "s": ("♠", "white")}

@@ -374,18 +374,3 @@ def test_tables_of_one_run_are_numbers(runs):
     assert list(tables) == [n for n in TITLES if not n.startswith("grid") and n != "comparison"]
     for df in tables.values():
         assert isinstance(df.index, pd.RangeIndex)
-
-
-def test_points_per_deal_streamed_equals_the_in_memory_table(tmp_path):
-    """The simulate summary's part-by-part version gives the same table as ``points_per_deal``."""
-    from analysis import load_run
-    from analysis.stats import points_per_deal, points_per_deal_streamed
-    from simcore import api
-    from simcore.config import RunConfig
-
-    config = RunConfig.create("skopa", policies=["greedy", "random", "greedy"], rules={"players": 3}, games=900,
-                              seed=3, chunk_size=250)  # fmt: skip
-    api.simulate(config, tmp_path / "run")
-    full = points_per_deal(load_run(tmp_path / "run"))
-    streamed = points_per_deal_streamed(load_run(tmp_path / "run", columns={"deals": ["game"]}))
-    pd.testing.assert_frame_equal(full, streamed, rtol=1e-9)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from simcore.errors import ConfigError
+from cli import render
+from simcore.errors import ConfigError, OutputError
 
 
 class Format(StrEnum):
@@ -21,8 +26,8 @@ class Format(StrEnum):
 
 
 def check_level(level: float) -> None:
-    if not 0 < level < 1:
-        raise ConfigError(f"--level must be between 0 and 1 (exclusive), got {level}")
+    if not (isinstance(level, int | float) and math.isfinite(level) and 0 < level < 1):
+        raise ConfigError(f"--level must be a number between 0 and 1 (exclusive), such as 0.95; got {level}")
 
 
 def analyze(
@@ -48,12 +53,19 @@ def analyze(
         return analyze_tournament(runs, fmt, level, table, partial)
     check_level(level)
     names = list(dict.fromkeys(table)) if table else None
-    unknown = [n for n in names or [] if n not in TITLES]
+    known = [n for n in TITLES if not n.startswith("grid_")]  # the grid tables are balance's
+    unknown = [n for n in names or [] if n not in known]
     if unknown:
-        raise ConfigError(f"--table: unknown table(s) {', '.join(unknown)} (tables: {', '.join(TITLES)})")
+        shown = ", ".join(render_value(n) for n in unknown[:3])
+        raise ConfigError(f"--table: unknown table(s) {shown} (tables: {', '.join(known)})")
     if names == ["comparison"] and len(runs) < 2:
         raise ConfigError("--table comparison needs at least two runs")
-    result = Analysis.of(load_runs(runs, allow_partial=partial), level, names)
+    loaded = load_runs(runs, allow_partial=partial)
+    with analysis_errors():
+        result = Analysis.of(loaded, level, names)
+        warnings = identical_warnings(loaded) if len(loaded) > 1 else []
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
     if fmt is Format.csv:
         typer.echo(to_csv(result), nl=False)
     elif fmt is Format.json:
@@ -61,16 +73,37 @@ def analyze(
     elif fmt is Format.markdown:
         typer.echo(to_markdown(result), nl=False)
     else:
-        print_analysis(Console(), result)
+        print_analysis(render.console(), result)
 
 
-def rich_table(name: str, df) -> Table:
+def render_value(value: str, limit: int = 60) -> str:
+    """A user's value as echoed in a message: quoted, and cut to ``limit`` characters."""
+    return repr(value if len(value) <= limit else value[:limit] + "...")
+
+
+@contextmanager
+def analysis_errors() -> Iterator[None]:
+    """Turn a ValueError of the analysis (a table it cannot make sense of) into a one-line OutputError."""
+    try:
+        yield
+    except ValueError as exc:
+        raise OutputError(f"cannot analyse the run: {exc}") from None
+
+
+def identical_warnings(runs: list) -> list[str]:
+    """:func:`analysis.balance.identical_games` of run folders, named by their paths."""
+    from analysis.balance import identical_games
+
+    return [f"runs {s}" for s in identical_games(runs, [str(r.path) for r in runs])]
+
+
+def rich_table(name: str, df, level: float = 0.95) -> Table:
     """A rich table of :func:`analysis.tables.display`'s strings, with its title and caption."""
-    from analysis.tables import TITLES, display
+    from analysis.tables import display, titles
 
-    title, caption = TITLES[name]
+    title, caption = titles(level)[name]
     out = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
-    columns, rows = display(name, df)
+    columns, rows = display(name, df, level)
     for column in columns:
         # in a narrow terminal cells fold onto more lines rather than lose digits to an ellipsis
         out.add_column(column.header, justify="right" if column.numeric else "left", overflow="fold")
@@ -80,14 +113,14 @@ def rich_table(name: str, df) -> Table:
 
 
 def print_analysis(console: Console, result) -> None:
-    from analysis.tables import rules_text, run_heading
+    from analysis.tables import level_text, rules_text, run_heading
 
     for run, tables in zip(result.runs, result.tables, strict=True):
-        console.rule(f"[bold]{run.path}")
-        console.print(run_heading(run))
-        console.print(f"rules: {rules_text(run)}", style="dim")
+        render.heading(console, escape(str(run.path)))
+        console.print(f"{run_heading(run)}; intervals at {level_text(result.level)}", markup=False, highlight=False)
+        console.print(f"rules: {rules_text(run)}", style="dim", markup=False, highlight=False)
         for name, df in tables.items():
-            console.print(rich_table(name, df))
+            render.print_table(console, rich_table(name, df, result.level))
     for run, df in zip(result.runs[1:], result.comparisons, strict=False):
-        console.rule(f"[bold]{run.path} against {result.runs[0].path}")
-        console.print(rich_table("comparison", df))
+        render.heading(console, escape(f"{run.path} against {result.runs[0].path}"))
+        render.print_table(console, rich_table("comparison", df, result.level))

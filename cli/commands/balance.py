@@ -1,33 +1,46 @@
 """``scopasim balance``: simulate a grid of rule sets and compare their seat advantage and scoring.
 
 Each rule set of the grid (every combination of the ``--vary`` values) is a normal run folder under ``--out``,
-named after its varied rules (``players=3,forced_capture=card``). Every rule set is validated, and every existing
-folder checked, before anything runs; a complete folder with the same settings is reused, an interrupted one
-resumed. All rule sets share one seed, so game i gets the same shuffled pack under every rule set that leaves the
-deal alone (common random numbers). The first rule set is the baseline of the comparisons.
+named after its varied rules (``players=3,forced_capture=card``). All rule sets share one seed, so game i gets the
+same shuffled pack under every rule set that leaves the deal alone (common random numbers). The first rule set is
+the baseline of the comparisons.
+
+Nothing is written until every input is checked: every rule set is validated, every existing run folder of the
+grid is compared with the settings asked for now (a complete one with the same settings is reused, an interrupted
+one resumed, any other refused, naming the setting that differs), and every file the balance will write is
+checked to be absent or its own. ``balance.json`` records the grid's settings and the files written with their
+SHA-256, so a rerun replaces only files this balance wrote and left unchanged, and a rerun without ``--seed``
+continues with the recorded seed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import os
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from cli import render
-from cli.commands.analyze import check_level, rich_table
+from cli.commands.analyze import analysis_errors, check_level, render_value, rich_table
 from cli.options import Policies, RuleOpts, Seed, Threads, Variant, parse_rules
 from simcore.config import DEFAULT_CHUNK, RunConfig
 from simcore.errors import ConfigError, OutputError
-from simcore.layout import read_manifest
+from simcore.layout import MANIFEST, read_manifest
 
 DEFAULT_GAMES = 200_000
+MAX_RULE_SETS = 100
+INDEX = "balance.json"
+INDEX_FORMAT = "scopasim-balance/1"
+TABLE_FILES = ("balance.csv", "balance-changes.csv")
 
 
 @dataclass(frozen=True)
@@ -50,12 +63,17 @@ def parse_vary(items: list[str] | None) -> dict[str, list[str]]:
         key = key.strip()
         options = [v.strip() for v in values.split(",")]
         if not eq or not key or not all(options):
-            raise ConfigError(f"--vary {item!r}: expected KEY=V1,V2,... e.g. --vary players=2,3,4")
+            raise ConfigError(f"--vary {render_value(item)}: expected KEY=V1,V2,... e.g. --vary players=2,3,4")
         if key in grid:
-            raise ConfigError(f"--vary {key} given twice; list all its values in one --vary")
+            raise ConfigError(f"--vary {render_value(key)} given twice; list all its values in one --vary")
         if len(set(options)) != len(options):
-            raise ConfigError(f"--vary {item!r}: a value is repeated")
+            raise ConfigError(f"--vary {render_value(item)}: a value is repeated")
         grid[key] = options
+    count = 1
+    for options in grid.values():
+        count *= len(options)
+    if count > MAX_RULE_SETS:
+        raise ConfigError(f"--vary: the grid has {count:,} rule sets; at most {MAX_RULE_SETS} are run at once")
     return grid
 
 
@@ -75,12 +93,11 @@ def plan_grid(
     chunk_size: int,
     out: Path,
 ) -> list[GridPoint]:
-    """Every rule set of the grid, validated, with the state of its folder; nothing is written."""
+    """Every rule set of the grid, validated, with the state of its folder checked; nothing is written."""
     both = sorted(set(vary) & set(rules))
     if both:
         raise ConfigError(f"{', '.join(both)}: given both as --rule and --vary")
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"output {out} exists and is not a folder")
+    check_out(out)
     points = []
     for values in itertools.product(*vary.values()):
         combo = dict(zip(vary, values, strict=True))
@@ -90,26 +107,175 @@ def plan_grid(
                 variant, policies=policies, rules={**rules, **combo}, games=games, seed=seed, chunk_size=chunk_size
             )
         except ConfigError as exc:
-            raise ConfigError(f"rule set {label}: {exc}") from None
-        path = out / folder_name(label)
-        points.append(GridPoint(label, config, path, _status(path, config)))
+            raise ConfigError(f"rule set {render_value(label)}: {_short(exc, 200)}") from None
+        points.append(GridPoint(label, config, out / folder_name(label), "new"))
     resolved = [tuple(sorted(p.config.rules.items())) for p in points]
     if len(set(resolved)) != len(resolved):
         raise ConfigError("two rule sets of the grid are the same rules (a value given twice in another spelling?)")
-    return points
+    folders = [p.path.name for p in points]
+    if len(set(folders)) != len(folders):
+        raise ConfigError("two rule sets of the grid would share one folder name; spell their values differently")
+    return [GridPoint(p.label, p.config, p.path, _status(p.path, p.config)) for p in points]
+
+
+def check_out(out: Path) -> None:
+    """``--out`` must be a folder (or not exist yet) and not a run folder itself."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"output {out} exists and is not a folder; give the folder of the grid's runs")
+    if (out / MANIFEST).exists():
+        raise OutputError(f"output {out} is a run folder; give a folder for the grid's run folders")
+
+
+def config_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The settings in which a recorded run config ``old`` differs from ``new``, as ``seed 7 (asked: 6)``."""
+    out = []
+    for key in ("variant", "games", "seed", "chunk_size", "policies"):
+        if old.get(key) != new.get(key):
+            out.append(f"{key} {_short(old.get(key))} (asked: {_short(new.get(key))})")
+    old_rules, new_rules = old.get("rules") or {}, new.get("rules") or {}
+    if not isinstance(old_rules, dict):
+        return [*out, "rules unreadable"]
+    for key in sorted(set(old_rules) | set(new_rules)):
+        if old_rules.get(key) != new_rules.get(key):
+            out.append(f"rule {key}={_short(old_rules.get(key))} (asked: {_short(new_rules.get(key))})")
+    return out
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """A setting as a message shows it, cut to ``limit`` characters."""
+    if isinstance(value, list):
+        text = ",".join(map(str, value))
+    elif isinstance(value, bool):
+        text = str(value).lower()
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _status(path: Path, config: RunConfig) -> str:
-    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+    """``new``, ``resume`` or ``done`` for a grid folder whose run has exactly ``config``; anything else refused."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise OutputError(f"{path} exists and is not a folder; choose another --out")
+    if not path.exists() or not any(path.iterdir()):
         return "new"
-    if not path.is_dir():
-        raise OutputError(f"output {path} exists and is not a folder")
     manifest = read_manifest(path)
-    if manifest.get("config") != config.to_dict():
+    recorded = manifest.get("config")
+    if not isinstance(recorded, dict):
+        raise OutputError(f"{path} holds a run whose manifest has no settings; choose another --out")
+    differing = config_differences(recorded, config.to_dict())
+    if differing:
+        raise OutputError(f"{path} holds a run with other settings: {'; '.join(differing[:3])}; choose another --out")
+    if manifest.get("complete"):
+        from analysis import load_run
+
+        load_run(path)  # a complete run is reused: check its part files now, before anything runs
+        return "done"
+    return "resume"
+
+
+# ---------------------------------------------------------------- the index of a balance folder
+
+
+def grid_settings(variant: str, vary: dict[str, list[str]], points: list[GridPoint]) -> dict[str, Any]:
+    """What the balance is a function of: the grid and every rule set's run settings."""
+    return {"variant": variant, "vary": vary, "runs": {p.path.name: p.config.to_dict() for p in points}}
+
+
+def read_index(out: Path) -> dict[str, Any] | None:
+    """The balance index of ``out``, or None if there is none; a file of that name not written by balance is
+    refused."""
+    path = out / INDEX
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        index = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
         raise OutputError(
-            f"{path} holds a run with other settings (seed, games, policies or rules); choose another --out"
-        )
-    return "done" if manifest.get("complete") else "resume"
+            f"{path} exists and is not a balance index ({_short(exc, 80)}); choose another --out"
+        ) from None
+    if (
+        not isinstance(index, dict)
+        or index.get("format") != INDEX_FORMAT
+        or not isinstance(index.get("settings"), dict)
+    ):
+        raise OutputError(f"{path} exists and was not written by scopasim balance; choose another --out")
+    return index
+
+
+def index_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """How the settings recorded in an index differ from those asked for now."""
+    if old.get("variant") != new["variant"]:
+        return [f"variant {_short(old.get('variant'))} (asked: {new['variant']})"]
+    if old.get("vary") != new["vary"]:
+
+        def shown(vary: Any) -> str:
+            return _short(" ".join(f"{k}={','.join(map(str, v))}" for k, v in dict(vary or {}).items()), 80)
+
+        return [f"--vary {shown(old.get('vary'))} (asked: {shown(new['vary'])})"]
+    runs = old.get("runs") or {}
+    for name, config in new["runs"].items():
+        differing = config_differences(runs.get(name) or {}, config)
+        if differing:
+            return differing
+    return []
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _index_key(path: Path, out: Path) -> str:
+    """How the index names a file it wrote: relative to ``out`` when inside it."""
+    absolute = Path(os.path.abspath(path))
+    base = Path(os.path.abspath(out))
+    return str(absolute.relative_to(base)) if absolute.is_relative_to(base) else str(absolute)
+
+
+def check_own_files(out: Path, files: list[Path], index: dict[str, Any] | None) -> None:
+    """Each file the balance will write must be absent, or one this balance wrote and nobody changed since."""
+    recorded = (index or {}).get("files") or {}
+    for path in files:
+        if not path.exists() and not path.is_symlink():
+            continue
+        if path.is_symlink() or not path.is_file():
+            raise OutputError(f"{path} exists and is not a file this balance wrote; move it or choose another --out")
+        digest = recorded.get(_index_key(path, out))
+        if digest is None:
+            raise OutputError(
+                f"{path} exists and was not written by this balance (not in {INDEX}); move it or choose another --out"
+            )
+        try:
+            current = _sha256(path.read_bytes())
+        except OSError as exc:
+            raise OutputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if current != digest:
+            raise OutputError(f"{path} was changed since this balance wrote it; move it or choose another --out")
+
+
+def write_file(path: Path, data: bytes) -> str:
+    """Write ``data`` through a temporary file (removed if anything fails); returns its SHA-256."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return _sha256(data)
+
+
+def write_index(out: Path, settings: dict[str, Any], files: dict[str, str], **extra: Any) -> None:
+    index = {
+        "format": INDEX_FORMAT,
+        "settings": settings,
+        "files": files,
+        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
+        **extra,
+    }
+    write_file(out / INDEX, (json.dumps(index, indent=1) + "\n").encode())
+
+
+# ---------------------------------------------------------------- the command
 
 
 def default_out(variant: str) -> Path:
@@ -147,10 +313,16 @@ def balance(
     from simcore import api
 
     check_level(level)
+    if chunk_size is not None and chunk_size < 1:
+        raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size}")
     variant = variant or "scopa"
-    seed = seed if seed is not None else secrets.randbelow(2**31)
     out = out or default_out(variant)
     grid = parse_vary(vary)
+    check_out(out)
+    index = read_index(out)
+    if seed is None:
+        recorded = next(iter(((index or {}).get("settings") or {}).get("runs", {}).values()), {})
+        seed = recorded.get("seed") if isinstance(recorded.get("seed"), int) else secrets.randbelow(2**31)
     points = plan_grid(
         variant,
         grid,
@@ -158,24 +330,46 @@ def balance(
         policies=policy or ["greedy"],
         games=games,
         seed=seed,
-        chunk_size=chunk_size or DEFAULT_CHUNK,
+        chunk_size=chunk_size if chunk_size is not None else DEFAULT_CHUNK,
         out=out,
     )
-    if plot is not None and (plot.is_dir() or not plot.parent.is_dir()):
+    settings = grid_settings(variant, grid, points)
+    if index is not None:
+        differing = index_differences(index["settings"], settings)
+        if differing:
+            raise OutputError(
+                f"{out} holds a balance with other settings: {'; '.join(differing[:3])}; choose another --out"
+            )
+    plot = plot or out / "balance.png"
+    if plot.is_dir() or (plot.parent.exists() and not plot.parent.is_dir()):
         raise OutputError(f"--plot {plot}: give a PNG file in an existing folder")
+    if not plot.parent.is_dir() and plot.parent != out:
+        raise OutputError(f"--plot {plot}: folder {plot.parent} does not exist")
+    if any(Path(os.path.abspath(plot)).is_relative_to(os.path.abspath(p.path)) for p in points):
+        raise OutputError(f"--plot {plot} is inside a run folder of the grid; write it elsewhere")
+    check_own_files(out, [out / name for name in TABLE_FILES] + [plot], index)
     api.set_threads(threads)
     if cluster is not None:
         from simcore.executors import parse_cluster
 
         parse_cluster(cluster)
-    console = Console()
-    console.print(f"balance of {variant}: {len(points)} rule sets x {games:,} games, seed {seed}, under {out}")
+
+    console = render.console()
+    console.print(
+        f"balance of {variant}: {len(points)} rule sets x {games:,} games, seed {seed}, under {out}",
+        markup=False,
+        highlight=False,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    files = dict((index or {}).get("files") or {})
+    write_index(out, settings, files, status="running")
     for i, point in enumerate(points, 1):
         head = f"[{i}/{len(points)}] {point.label}"
         if point.status == "done":
-            console.print(f"{head}: complete in {point.path}, reused")
+            console.print(f"{head}: complete in {point.path}, reused", markup=False, highlight=False)
             continue
-        console.print(f"{head}: {'resuming' if point.status == 'resume' else 'simulating'} into {point.path}")
+        verb = "resuming" if point.status == "resume" else "simulating"
+        console.print(f"{head}: {verb} into {point.path}", markup=False, highlight=False)
         writer = api.open_run(point.config, point.path, resume=point.status == "resume")
         api.warm_up(point.config)
         with render.progress_bar(point.config.games, quiet) as advance:
@@ -184,36 +378,43 @@ def balance(
             except KeyboardInterrupt:
                 typer.echo(f"interrupted: run the same command again to resume {point.path}", err=True)
                 raise
-    report_grid(console, points, list(grid), out, plot or out / "balance.png", level)
+    written, warnings = report_grid(console, points, list(grid), out, plot, level)
+    write_index(out, settings, {**files, **written}, status="complete", level=level, identical_games=warnings)
 
 
 def report_grid(
     console: Console, points: list[GridPoint], varied: list[str], out: Path, plot: Path, level: float
-) -> None:
-    """Print the grid's tables, and write them (``balance.csv``, ``balance-changes.csv``) and the plot."""
+) -> tuple[dict[str, str], list[str]]:
+    """Print the grid's tables, and write them (``balance.csv``, ``balance-changes.csv``) and the plot; returns
+    the files written (index key -> SHA-256) and the identical-games warnings."""
     from analysis import load_run
-    from analysis.balance import grid_categories, grid_changes, grid_table
+    from analysis.balance import grid_categories, grid_changes, grid_table, identical_games
     from analysis.plots import balance_figure, png
 
     runs = [load_run(p.path) for p in points]
     labels = [p.label for p in points]
-    table = grid_table(runs, labels, level)
-    categories = grid_categories(runs, labels)
-    changes = grid_changes(runs, labels, level)
-    console.print(rich_table("grid_advantage", table))
-    console.print(rich_table("grid_dealer", table))
-    console.print(rich_table("grid_shape", table))
-    console.print(rich_table("grid_categories", categories.reset_index()))
+    with analysis_errors():
+        table = grid_table(runs, labels, level)
+        categories = grid_categories(runs, labels)
+        changes = grid_changes(runs, labels, level)
+        warnings = identical_games(runs, labels)
+    for name in ("grid_advantage", "grid_dealer", "grid_shape"):
+        render.print_table(console, rich_table(name, table, level))
+    render.print_table(console, rich_table("grid_categories", categories.reset_index(), level))
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="bold yellow", markup=False, highlight=False)
     rules = points[0].config.rules
     fixed = ", ".join(
         f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items() if k not in varied
     )
     title = f"{points[0].config.variant}: {', '.join(dict.fromkeys(points[0].config.policies))}; other rules {fixed}"
-    try:
-        table.to_csv(out / "balance.csv", index=False)
-        changes.to_csv(out / "balance-changes.csv", index=False)
-        plot.write_bytes(png(balance_figure(table, categories, title)))
-    except OSError as exc:
-        raise OutputError(f"cannot write the balance tables or plot: {exc.strerror or exc}") from None
-    console.print(f"tables: {out / 'balance.csv'}, {out / 'balance-changes.csv'} (every change with its interval)")
-    console.print(f"plot: {plot}")
+    outputs = {
+        out / "balance.csv": table.assign(level=level).to_csv(index=False).encode(),
+        out / "balance-changes.csv": changes.assign(level=level).to_csv(index=False).encode(),
+        plot: png(balance_figure(table, categories, title, level)),
+    }
+    written = {_index_key(path, out): write_file(path, data) for path, data in outputs.items()}
+    tables = ", ".join(str(out / name) for name in TABLE_FILES)
+    console.print(f"tables: {tables} (every change with its interval)", markup=False, highlight=False)
+    console.print(f"plot: {plot}", markup=False, highlight=False)
+    return written, warnings

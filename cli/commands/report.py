@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.commands.analyze import check_level
+from cli.commands.analyze import analysis_errors, check_level, identical_warnings
 from simcore.errors import OutputError
 
 
@@ -18,7 +18,16 @@ def check_out(out: Path, overwrite: bool) -> None:
     if out.exists() and not overwrite:
         raise OutputError(f"output {out} already exists (use --overwrite to replace it)")
     if not out.parent.is_dir():
-        raise OutputError(f"cannot write {out}: folder {out.parent} does not exist")
+        what = "is not a folder" if out.parent.exists() else "does not exist"
+        raise OutputError(f"cannot write {out}: folder {out.parent} {what}")
+
+
+def check_not_inside(out: Path, runs: list[Path]) -> None:
+    """Refuse an output inside one of the run folders read: it would add to (or replace a file of) the run."""
+    target = out.resolve()
+    for run in runs:
+        if target.is_relative_to(run.resolve()):
+            raise OutputError(f"output {out} is inside run folder {run}; write the report elsewhere")
 
 
 def report(
@@ -36,7 +45,13 @@ def report(
 
     check_level(level)
     check_out(out, overwrite)
-    page = render_report(load_runs(runs, allow_partial=partial), level)
+    check_not_inside(out, runs)
+    loaded = load_runs(runs, allow_partial=partial)
+    with analysis_errors():
+        page = render_report(loaded, level)
+        warnings = identical_warnings(loaded) if len(loaded) > 1 else []
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
     try:
         write_report(page, out)
     except OSError as exc:

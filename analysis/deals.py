@@ -1,0 +1,130 @@
+"""What the analysis needs from the deals table, gathered one part file at a time.
+
+The deals table is the big one (a row per deal and side: about 8 rows per game of two-player Scopa, 80 million for
+ten million games), so it is never held whole: :func:`deal_stats` reads each part file in turn (only the columns
+used) and keeps, per scoring category and per-deal quantity, the sums and :class:`~analysis.hist.IntHist` counts
+that the tables are built from. Parts are chunks of whole games, so a deal's rows (one per side) always sit in one
+part and the leader-minus-dealer difference can be taken deal by deal inside it. Memory is bounded by one part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from analysis.hist import IntHist
+from analysis.load import Run
+
+#: Per-deal quantities reported besides the variant's scoring categories.
+DEAL_EXTRAS = ("points", "sweeps", "cards_taken")
+
+_UNPAIRED = "the deals table must hold one row per deal and side, with one leading and one dealing side"
+
+
+@dataclass
+class DealStats:
+    """Sufficient statistics of a run's deals table.
+
+    ``deals``: deals counted (each has one row per side). Per metric (the categories, then :data:`DEAL_EXTRAS`):
+    ``led`` / ``dealt`` / ``all``: sums over the leading side's rows, the dealing side's rows and every row;
+    ``diff``: counts of the leading side's value minus the dealing side's, per deal; ``total``: counts of the
+    value summed over the sides, per deal. Per category: ``side[c][k]``: counts of side k's points per deal;
+    ``scored[c]``: deals in which 0, 1, and 2 or more sides score it.
+    """
+
+    categories: list[str]
+    n_sides: int
+    deals: int = 0
+    led: dict[str, int] = field(default_factory=dict)
+    dealt: dict[str, int] = field(default_factory=dict)
+    all: dict[str, int] = field(default_factory=dict)
+    diff: dict[str, IntHist] = field(default_factory=dict)
+    total: dict[str, IntHist] = field(default_factory=dict)
+    side: dict[str, list[IntHist]] = field(default_factory=dict)
+    scored: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for m in self.metrics:
+            self.led[m] = self.dealt[m] = self.all[m] = 0
+            self.diff[m], self.total[m] = IntHist(), IntHist()
+        for c in self.categories:
+            self.side[c] = [IntHist() for _ in range(self.n_sides)]
+            self.scored[c] = np.zeros(3, np.int64)
+
+    @property
+    def metrics(self) -> list[str]:
+        return [*self.categories, *DEAL_EXTRAS]
+
+    @property
+    def columns(self) -> list[str]:
+        """The deals columns :meth:`add` reads."""
+        return ["game", "deal", "side", "led", "dealt", *self.metrics]
+
+    def add(self, part: Mapping[str, np.ndarray]) -> None:
+        """Count one piece of the deals table that holds whole deals (a part file, or the whole table)."""
+        order, n_deals = deal_order(part, self.n_sides)
+        if not n_deals:
+            return
+        shape = (n_deals, self.n_sides)
+        rows = np.arange(n_deals)
+        led, dealt = (np.asarray(part[flag])[order].reshape(shape) for flag in ("led", "dealt"))
+        if np.any(led.sum(axis=1) != 1) or np.any(dealt.sum(axis=1) != 1):
+            raise ValueError(_UNPAIRED)
+        led_side, dealt_side = led.argmax(axis=1), dealt.argmax(axis=1)
+        self.deals += n_deals
+        for m in self.metrics:
+            values = np.asarray(part[m])[order].reshape(shape).astype(np.int64)
+            lv, dv = values[rows, led_side], values[rows, dealt_side]
+            self.led[m] += int(lv.sum())
+            self.dealt[m] += int(dv.sum())
+            self.all[m] += int(values.sum())
+            self.diff[m].add(lv - dv)
+            self.total[m].add(values.sum(axis=1))
+            if m in self.side:
+                for k, hist in enumerate(self.side[m]):
+                    hist.add(values[:, k])
+                scoring = np.minimum(np.count_nonzero(values, axis=1), 2)
+                self.scored[m] += np.bincount(scoring, minlength=3)
+
+
+def deal_order(part: Mapping[str, np.ndarray], n_sides: int) -> tuple[np.ndarray | slice, int]:
+    """The row order that puts ``part`` in (game, deal, side) order, and its number of deals.
+
+    The writer emits that order already (a deal's sides as consecutive rows); anything else is sorted, and a table
+    that does not hold exactly one row per deal and side is refused.
+    """
+    side = np.asarray(part["side"])
+    n = len(side)
+    if n % n_sides:
+        raise ValueError(f"the deals table has {n} rows, not a multiple of {n_sides} sides")
+    n_deals = n // n_sides
+    game = np.asarray(part["game"], dtype=np.int64)
+    deal = np.asarray(part["deal"], dtype=np.int64)
+    # deal < 2**15, so this key orders rows by (game, deal)
+    key = game * (1 << 16) + deal
+    expected = np.tile(np.arange(n_sides), n_deals)
+    order: np.ndarray | slice = slice(None)
+    if not np.array_equal(side, expected) or np.any(np.diff(key) < 0):
+        order = np.lexsort((side, key))
+        side, key = side[order], key[order]
+        if not np.array_equal(side, expected):
+            raise ValueError("the deals table must hold exactly one row per deal and side")
+    blocks = key.reshape(n_deals, n_sides)
+    if np.any(blocks != blocks[:, :1]) or np.any(np.diff(blocks[:, 0]) <= 0):
+        raise ValueError("the deals table must hold exactly one row per deal and side")
+    return order, n_deals
+
+
+def deal_stats(run: Run) -> DealStats:
+    """The run's :class:`DealStats`, computed once per run (part by part) and kept on it."""
+
+    def compute() -> DealStats:
+        stats = DealStats(run.categories, run.n_sides)
+        for part in run.arrays("deals", stats.columns):
+            stats.add(part)
+            del part  # let this part go before the next is read
+        return stats
+
+    return run.cached("deal_stats", compute)
