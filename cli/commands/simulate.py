@@ -42,7 +42,8 @@ def simulate(
             "--out",
             "-o",
             metavar="PATH",
-            help="Run folder to write. [default: a new folder results/VARIANT-PLAYERSp-POLICIES-sSEED-TIME]",
+            help="Run folder to write. "
+            "[default: a new folder under results/, named VARIANT-PLAYERSp-POLICIES-sSEED-TIME]",
         ),
     ] = None,
     chunk_size: Annotated[
