@@ -68,7 +68,7 @@ def play_chunk(
 
     ``progress`` is called while the games are played, with the number of games finished since its last call
     (the calls add up to ``len(games)``). Ctrl-C stops the kernels within a game per thread and is re-raised;
-    setting ``stop`` does the same from another thread and raises ``simcore.engine.Stopped``.
+    setting ``stop`` does the same from another thread and raises ``simcore.engine.StoppedError``.
     """
     from simcore import engine
     from simcore.policies import policy_arrays

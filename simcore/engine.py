@@ -39,7 +39,7 @@ FAMILY = (SCOPA, SKOPA, FORACIO)  # one card per turn (``run_family``); Kaszinó
 _launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopasim-kernel")
 
 
-class Stopped(Exception):
+class StoppedError(Exception):
     """``play`` was asked to stop (its ``stop`` event was set) before the games were all played."""
 
 
@@ -85,7 +85,7 @@ def play(
 
     ``progress`` is called, while the games are played, with the number of games finished since its last call;
     the calls add up to ``len(games)``. Setting ``stop`` (from any thread) ends the kernel early and raises
-    ``Stopped``; a KeyboardInterrupt in the calling thread does the same and is re-raised.
+    ``StoppedError``; a KeyboardInterrupt in the calling thread does the same and is re-raised.
     """
     games = np.ascontiguousarray(games, dtype=np.int64)
     out = allocate(rules, len(games), deal_slots, trace)
@@ -110,7 +110,7 @@ def play(
 def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: threading.Event | None) -> None:
     """``run_games(*args, control)`` on the launcher thread, waited for in short waits (see the module docstring)."""
     if stop is not None and stop.is_set():
-        raise Stopped("stopped before the games started")
+        raise StoppedError("stopped before the games started")
     compile_run_games(args)
     control = np.zeros(CONTROL_SIZE, np.int64)
     future = _launcher.submit(_launch, numba.get_num_threads(), args, control)
@@ -118,7 +118,7 @@ def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: thr
     try:
         while not _finished(future):
             if stop is not None and stop.is_set():
-                raise Stopped("stopped while the games were played")
+                raise StoppedError("stopped while the games were played")
             if progress is not None:
                 done = int(control[CONTROL_DONE:].sum())
                 if done > reported:

@@ -27,10 +27,8 @@ def run_games(games, seed, rules, policy_ids, params, out, trace, control):
     n_blocks = min(n, BLOCKS)
     for b in prange(n_blocks):
         s = make_scratch(rules, control)
-        done = 0
-        for slot in range(b * n // n_blocks, (b + 1) * n // n_blocks):
+        for done, slot in enumerate(range(b * n // n_blocks, (b + 1) * n // n_blocks), 1):
             if atomic_load(control, CONTROL_STOP) != 0:
                 break
             play_game(slot, games[slot], seed, rules, policy_ids, params, out, s, slot if trace else -1)
-            done += 1
             atomic_store(control, CONTROL_DONE + b, done)

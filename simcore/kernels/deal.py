@@ -400,7 +400,7 @@ def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     variant = rules.variant
     if variant == KASZINO:
         return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
-    if variant == SCOPA or variant == SKOPA or variant == FORACIO:
+    if variant in (SCOPA, SKOPA, FORACIO):
         return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
     ps[FAULT] = FAULT_VARIANT
     return DEAL_DONE, ne

@@ -262,7 +262,7 @@ def best_reply(ps, params, seat, hand, table):
     variant = ps[RI_VARIANT]
     if variant == KASZINO:
         n = exchange_moves(space, hand, table, rs, False)
-    elif variant == SCOPA or variant == SKOPA or variant == FORACIO:
+    elif variant in (SCOPA, SKOPA, FORACIO):
         n = legal_moves(space, hand, table, rs)
     else:
         n = 0
