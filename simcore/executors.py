@@ -9,18 +9,23 @@ For a real cluster the output folder must be on a filesystem every worker shares
 
 Ctrl-C (or SIGTERM) ends a cluster run promptly: the remaining futures are cancelled, and every worker is told to
 stop this call's tasks (``stop_tasks``, run on the workers' event loops, which stay responsive while a task's
-kernel runs without the GIL). A task's kernel then stops within a game, the task raises without writing, and
-the cluster closes without waiting for chunks to finish. Tasks are tagged with a token of this call, so on a
-shared cluster only this run's tasks are stopped.
+kernel runs without the GIL). A task's kernel then stops within a game and the task raises without writing (a
+task already writing its parts finishes them first: ``stop_tasks`` waits for the tasks to end). Tasks are
+tagged with a token of this call, so on a shared cluster only this run's tasks are stopped. The workers of a
+local cluster whose tasks have all ended are then killed rather than closed: a graceful close waits for each
+worker's interpreter to shut down, 0.4 to 1.4 s on a loaded 2-core machine (measured), against 0.02 s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+import signal
 import socket
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -31,20 +36,33 @@ from simcore.errors import ConfigError
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'scopasim[distributed]'"
 TASK_RETRIES = 3
+STOP_WAIT = 5.0  # seconds a worker waits for its stopped tasks to end (a game, or the end of a part's write)
 
-_stops: dict[str, threading.Event] = {}  # in a worker: the stop event of each run_on_cluster call (by token)
-_stops_lock = threading.Lock()
+# In a worker, per run_on_cluster call (by token): the stop event of its tasks, and how many of them are running
+_stops: dict[str, threading.Event] = {}
+_running: dict[str, int] = {}
+_lock = threading.Lock()
 
 
 def stop_event(token: str) -> threading.Event:
     """The stop event of the tasks tagged ``token`` in this process (created unset)."""
-    with _stops_lock:
+    with _lock:
         return _stops.setdefault(token, threading.Event())
 
 
-def stop_tasks(token: str) -> None:
-    """Stop this process's tasks tagged ``token``, running or still to start (run on the workers)."""
+def _count_task(token: str, step: int) -> None:
+    with _lock:
+        _running[token] = _running.get(token, 0) + step
+
+
+def stop_tasks(token: str, wait: float = STOP_WAIT) -> int:
+    """Stop this process's tasks tagged ``token``, running or still to start (run on the workers); wait up to
+    ``wait`` seconds for the running ones to end and return how many still run."""
     stop_event(token).set()
+    deadline = time.monotonic() + wait
+    while _running.get(token, 0) > 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return _running.get(token, 0)
 
 
 def parse_cluster(spec: str) -> tuple[str, Any]:
@@ -73,10 +91,14 @@ def play_and_write_chunk(config_dict: dict, index: int, out: str, token: str = "
     api.set_threads(1)  # one task per worker process: the cluster, not Numba, spreads the work
     rng = config.chunk_range(index)
     games = np.arange(rng.start, rng.stop, dtype=np.int64)
-    result = api.play_chunk(config, games, stop=stop_event(token))
-    RunWriter.write_parts(
-        Path(out), config, index, games_table(config, games, result), deals_table(config, games, result)
-    )
+    _count_task(token, 1)
+    try:
+        result = api.play_chunk(config, games, stop=stop_event(token))
+        RunWriter.write_parts(
+            Path(out), config, index, games_table(config, games, result), deals_table(config, games, result)
+        )
+    finally:
+        _count_task(token, -1)
     return index
 
 
@@ -111,6 +133,7 @@ def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
     config = writer.config
     token = uuid.uuid4().hex
     futures = []
+    still_running = None
     try:
         futures = [
             client.submit(
@@ -131,20 +154,32 @@ def run_on_cluster(writer, todo: list[int], spec: str, progress=None) -> None:
                 progress(len(config.chunk_range(index)))
     except BaseException:
         # Ctrl-C: stop the remaining chunks and the running ones; the manifest lists the chunks recorded
-        stop_cluster_tasks(client, futures, token)
+        still_running = stop_cluster_tasks(client, futures, token)
         raise
     finally:
         client.close()
         if cluster is not None:
-            # with the tasks stopped this takes about 0.5 s; with a task still playing, about 4 s (measured), after
-            # which the nanny kills its worker
+            if still_running is not None:
+                kill_idle_workers(cluster, still_running)
             cluster.close()
 
 
-def stop_cluster_tasks(client, futures: list, token: str) -> None:
-    """Cancel ``futures`` and stop the workers' running tasks of ``token``, without waiting for any chunk."""
+def stop_cluster_tasks(client, futures: list, token: str) -> dict[str, int] | None:
+    """Cancel ``futures`` and stop the workers' tasks of ``token``, without waiting for any chunk to finish.
+
+    Returns, per worker address, how many of those tasks still run (None if the workers could not be reached)."""
     client.cancel(futures)
     try:
-        client.run(stop_tasks, token)
+        return client.run(stop_tasks, token)
     except Exception:  # a cluster already going away: closing it ends the tasks too
         logging.getLogger(__name__).debug("could not reach the workers to stop their tasks", exc_info=True)
+        return None
+
+
+def kill_idle_workers(cluster, still_running: dict[str, int]) -> None:
+    """Kill the worker processes of a local cluster that run none of the stopped tasks (nothing to lose)."""
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(getattr(nanny, "process", None), "pid", None)
+        if pid is not None and still_running.get(getattr(nanny, "worker_address", None), 1) == 0:
+            with contextlib.suppress(OSError):  # already gone
+                os.kill(pid, signal.SIGKILL)

@@ -62,11 +62,11 @@ main()
 """
 
 
-def start(out: Path, args: list[str], extra: tuple[str, ...] = ()) -> subprocess.Popen:
+def start(out: Path, args: list[str], extra: tuple[str, ...] = (), stdout: int = subprocess.PIPE) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", CHILD, *args, *extra, "--out", str(out)],
         cwd=ROOT,
-        stdout=subprocess.PIPE,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -89,6 +89,7 @@ class StderrWatch:
     """Collects a process's stderr in a thread; ``wait`` returns once MARKER has been printed."""
 
     def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
         self.lines: list[str] = []
         self.seen = threading.Event()
         self.thread = threading.Thread(target=self._read, args=(proc,), daemon=True)
@@ -107,6 +108,7 @@ class StderrWatch:
 
     def text(self) -> str:
         self.thread.join(EXIT_TIMEOUT)
+        self.proc.stderr.close()
         return "".join(self.lines)
 
 
@@ -128,7 +130,7 @@ def test_a_signal_stops_a_chunk_that_would_take_hours(sig, extra, tmp_path):
     if extra:
         pytest.importorskip("dask.distributed")
     out = tmp_path / "run"
-    proc = start(out, ENDLESS, extra)
+    proc = start(out, ENDLESS, extra, stdout=subprocess.DEVNULL)
     watch = StderrWatch(proc)
     watch.wait(proc)
     time.sleep(0.5)  # let the kernel (or the worker's task) get going; correctness does not depend on it
