@@ -5,6 +5,7 @@ Kernels are imported lazily, so ``scopasim variants`` or ``--help`` never pay fo
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -56,13 +57,25 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
-def play_chunk(config: RunConfig, games: np.ndarray, trace: bool = False):
-    """Play the games with indices ``games`` of a run; returns the kernels' ``ChunkOut``."""
+def play_chunk(
+    config: RunConfig,
+    games: np.ndarray,
+    trace: bool = False,
+    progress: ProgressFn | None = None,
+    stop: threading.Event | None = None,
+):
+    """Play the games with indices ``games`` of a run; returns the kernels' ``ChunkOut``.
+
+    ``progress`` is called while the games are played, with the number of games finished since its last call
+    (the calls add up to ``len(games)``). Ctrl-C stops the kernels within a game per thread and is re-raised;
+    setting ``stop`` does the same from another thread and raises ``simcore.engine.StoppedError``.
+    """
     from simcore import engine
     from simcore.policies import policy_arrays
 
     ids, params = policy_arrays(config.policy_choices(), config.rules)
-    return engine.play(config.compiled_rules(), config.seed, games, ids, params, trace=trace)
+    rules = config.compiled_rules()
+    return engine.play(rules, config.seed, games, ids, params, trace=trace, progress=progress, stop=stop)
 
 
 def warm_up(config: RunConfig) -> None:
@@ -86,8 +99,9 @@ def run_chunks(
 ) -> RunResult:
     """Play the chunks a run folder still lacks, write them, and mark the run complete.
 
-    ``progress`` is called with the number of games of each chunk written (first with the games already done
-    when resuming, before any new work), so a progress bar can start where the run stands.
+    ``progress`` is called with numbers of games that add up to the games of the run: first with the games
+    already done when resuming, before any new work, so a progress bar can start where the run stands; then, as
+    games finish inside each chunk, with the games finished since the last call (on a cluster: per chunk).
 
     ``stop``, when given, is called with the writer after each chunk is written (its manifest then lists every
     chunk done). A true result ends the run there: the manifest is marked complete with ``games_written`` (the
@@ -124,11 +138,9 @@ def _run_chunks(writer, progress: ProgressFn | None, stop: StopFn | None, cluste
         todo = iter(())
     for k, index in enumerate(todo):
         games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
-        result = play_chunk(config, games)
+        result = play_chunk(config, games, progress=progress)
         writer.write_chunk(index, games_table(config, games, result), deals_table(config, games, result))
         played += len(games)
-        if progress:
-            progress(len(games))
         reason = stop(writer) if stop is not None else None
         if reason and k < left - 1:
             stopped = reason if isinstance(reason, str) else "early"

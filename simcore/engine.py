@@ -1,24 +1,46 @@
 """Python side of the kernels: allocate outputs, normalise dtypes, run games, retry the rare overflows.
 
 Everything that calls a kernel goes through here, so each kernel compiles for one signature only.
+
+Why a worker thread: the batch kernel runs for seconds to minutes without the GIL, and Python runs signal
+handlers only in the main thread, between bytecodes. So ``play`` launches the kernel on one long-lived launcher
+thread (one launcher at a time, which every Numba threading layer accepts, and the same thread each time, so an
+OpenMP layer keeps one thread team) and waits in short timed waits: Ctrl-C (or SIGTERM, which the CLI turns into
+KeyboardInterrupt) interrupts the wait at once, ``play`` raises the kernel's stop flag, waits for the blocks to
+return (each finishes the game it is playing, and a Monte Carlo seat stops at its next sample) and re-raises.
+Between waits it reads the blocks' game counters and reports progress.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+import numba
 import numpy as np
 
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
+from simcore.kernels.control import CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
 from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
-from simcore.kernels.workspace import MOVES, move_space_size
-from simcore.variants.base import KASZINO, Rules
+from simcore.kernels.workspace import FAULT_MOVES, FAULT_POLICY, FAULT_VARIANT, MOVES, move_space_size
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA, Rules
 
 DEFAULT_DEAL_SLOTS = 16
-MOVE_BUFFER_FULL = 3  # ChunkOut.overflow code
 EVENTS_PER_DEAL = 64
+POLL_SECONDS = 0.05  # longest a signal waits for the main thread; also the progress reports' period
+FAMILY = (SCOPA, SKOPA, FORACIO)  # one card per turn (``run_family``); Kaszinó has its own turn structure
+
+_launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopasim-kernel")
+
+
+class StoppedError(Exception):
+    """``play`` was asked to stop (its ``stop`` event was set) before the games were all played."""
 
 
 def allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkOut:
@@ -53,15 +75,21 @@ def play(
     params: np.ndarray,
     trace: bool = False,
     deal_slots: int = DEFAULT_DEAL_SLOTS,
+    progress: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> ChunkOut:
     """Play the games with indices ``games`` and return their output arrays (row i = ``games[i]``).
 
     A game longer than ``deal_slots`` deals (or with more trace events than its buffer) is played again, alone,
     with four times the room: games are pure functions of their index, so the retry gives the same game.
+
+    ``progress`` is called, while the games are played, with the number of games finished since its last call;
+    the calls add up to ``len(games)``. Setting ``stop`` (from any thread) ends the kernel early and raises
+    ``StoppedError``; a KeyboardInterrupt in the calling thread does the same and is re-raised.
     """
     games = np.ascontiguousarray(games, dtype=np.int64)
     out = allocate(rules, len(games), deal_slots, trace)
-    run_games(
+    args = (
         games,
         np.int64(seed),
         rules,
@@ -70,17 +98,93 @@ def play(
         out,
         trace,
     )
-    if (out.overflow == MOVE_BUFFER_FULL).any():
-        game = int(games[np.argmax(out.overflow == MOVE_BUFFER_FULL)])
+    run_stoppable(args, progress, stop)
+    check_faults(rules, games, out.overflow)
+    redo = np.flatnonzero(out.overflow)
+    if len(redo) == 0:
+        return out
+    again = play(rules, seed, games[redo], policy_ids, params, trace, deal_slots * 4, stop=stop)
+    return merge_overflow(out, again, redo)
+
+
+def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: threading.Event | None) -> None:
+    """``run_games(*args, control)`` on the launcher thread, waited for in short waits (see the module docstring)."""
+    if stop is not None and stop.is_set():
+        raise StoppedError("stopped before the games started")
+    compile_run_games(args)
+    control = np.zeros(CONTROL_SIZE, np.int64)
+    future = _launcher.submit(_launch, numba.get_num_threads(), args, control)
+    n_games, reported = len(args[0]), 0
+    try:
+        while not _finished(future):
+            if stop is not None and stop.is_set():
+                raise StoppedError("stopped while the games were played")
+            if progress is not None:
+                done = int(control[CONTROL_DONE:].sum())
+                if done > reported:
+                    progress(done - reported)
+                    reported = done
+    except BaseException:
+        control[CONTROL_STOP] = 1
+        _wait_out(future)
+        raise
+    future.result()  # the kernel's own exception, if any
+    if progress is not None and n_games > reported:
+        progress(n_games - reported)
+
+
+def _launch(threads: int, args: tuple, control: np.ndarray) -> None:
+    numba.set_num_threads(threads)  # the caller's setting: Numba's thread count is per calling thread
+    run_games(*args, control)
+
+
+def _finished(future: Future) -> bool:
+    try:
+        future.result(timeout=POLL_SECONDS)
+    except FutureTimeout:
+        return False
+    except Exception:  # raised again by the caller's ``future.result()``
+        pass
+    return True
+
+
+def _wait_out(future: Future) -> None:
+    """Wait for a stopped kernel to return (within a game per block), through further Ctrl-Cs."""
+    while True:
+        try:
+            future.exception()
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def compile_run_games(args: tuple) -> None:
+    """Compile (or load from the cache) the batch kernel in this thread, by playing no game.
+
+    Compiling takes seconds to a minute and holds the GIL; done here, a Ctrl-C meanwhile interrupts it directly.
+    """
+    if getattr(run_games, "overloads", True):
+        return
+    games, seed, rules, ids, params, out, trace = args
+    empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
+    run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64))
+
+
+def check_faults(rules: Rules, games: np.ndarray, overflow: np.ndarray) -> None:
+    """Raise the error of the first game the kernels could not play (``ChunkOut.overflow`` fault codes)."""
+    for code in (FAULT_VARIANT, FAULT_POLICY, FAULT_MOVES):
+        hit = overflow == code
+        if not hit.any():
+            continue
+        game = int(games[np.argmax(hit)])
+        if code == FAULT_VARIANT:
+            raise ConfigError(f"game {game}: variant id {rules.variant} is not a registered game's")
+        if code == FAULT_POLICY:
+            raise ConfigError(f"game {game}: a seat's policy id is not a known policy (or its rollout policy)")
         raise ConfigError(
             f"game {game} reached a position with more than {rules.max_moves:,} legal moves (Kaszinó exchanges "
             "without a value cap on a very large table); set max_sum (e.g. 13) or keep forced_capture=player"
         )
-    redo = np.flatnonzero(out.overflow)
-    if len(redo) == 0:
-        return out
-    again = play(rules, seed, games[redo], policy_ids, params, trace, deal_slots * 4)
-    return merge_overflow(out, again, redo)
 
 
 def merge_overflow(out: ChunkOut, again: ChunkOut, rows: np.ndarray) -> ChunkOut:
@@ -102,8 +206,10 @@ def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int
     ps = np.zeros(move_space_size(rules.max_moves), np.int64)
     if rules.variant == KASZINO:
         n = exchange_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules), False)
-    else:
+    elif rules.variant in FAMILY:
         n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules))
+    else:
+        raise ConfigError(f"variant id {rules.variant} is not a registered game's")
     return [(int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1])) for i in range(n)]
 
 
@@ -119,5 +225,6 @@ def score_deal(
     for arr, values in zip(arrays, (piles, sweep_points, same_suit or []), strict=True):
         arr[: len(values)] = values
     points = np.zeros((4, 16), np.int64)
-    _score_deal(rules, *arrays, points, np.zeros(4, np.int64), partial)
+    if not _score_deal(rules, *arrays, points, np.zeros(4, np.int64), partial):
+        raise ConfigError(f"variant id {rules.variant} is not a registered game's")
     return points[: rules.n_sides, : rules.n_categories].copy()

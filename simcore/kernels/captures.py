@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from simcore._jit import kernel
 from simcore.kernels.bits import highest, lowest
-from simcore.kernels.workspace import MOVE_OVERFLOW, MOVES, SMALL_TABLE, SUMS, TCARDS
+from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS, TCARDS
 
 
 @kernel
@@ -48,9 +48,9 @@ def mask_value(mask, value_by_rank):
 @kernel
 def put_move(ps, n, play, take):
     """Store move ``n``; returns ``n + 1``. A full buffer (possible only for Kaszinó exchanges without a value
-    cap on a huge table) raises the ``MOVE_OVERFLOW`` flag instead, which stops the game with an error."""
+    cap on a huge table) raises ``FAULT_MOVES`` instead, which stops the game with an error."""
     if MOVES + 2 * n + 1 >= ps.shape[0]:
-        ps[MOVE_OVERFLOW] = 1
+        ps[FAULT] = FAULT_MOVES
         return n
     ps[MOVES + 2 * n] = play
     ps[MOVES + 2 * n + 1] = take

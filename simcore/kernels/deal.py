@@ -45,6 +45,8 @@ from simcore.kernels.workspace import (
     DS_T,
     DS_TABLE,
     DS_TO_MOVE,
+    FAULT,
+    FAULT_VARIANT,
     HANDS,
     MOVES,
     PILES,
@@ -58,7 +60,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.kernels import POLICY_MC, choose
 from simcore.rng import bounded
-from simcore.variants.base import KASZINO
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -392,7 +394,13 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
 
 @kernel
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-    """Play the deal in ``gs`` on (see ``run_family``); the variant picks the turn structure."""
-    if rules.variant == KASZINO:
+    """Play the deal in ``gs`` on (see ``run_family``); the variant picks the turn structure.
+
+    A variant id of no registered game plays nothing: it raises ``FAULT_VARIANT`` and the deal is over."""
+    variant = rules.variant
+    if variant == KASZINO:
         return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
-    return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+    if variant in (SCOPA, SKOPA, FORACIO):
+        return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+    ps[FAULT] = FAULT_VARIANT
+    return DEAL_DONE, ne

@@ -12,6 +12,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.kernels.bits import popcount
+from simcore.kernels.control import CONTROL_SIZE
 from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*: the trace and tests read them here)
     DEAL_NEED,
     EV_DEAL,
@@ -55,9 +56,10 @@ from simcore.kernels.workspace import (
     DS_T,
     DS_TABLE,
     DS_TO_MOVE,
+    FAULT,
+    FAULT_VARIANT,
     GAME_STATE_SIZE,
     MAX_SAMPLES,
-    MOVE_OVERFLOW,
     MOVES,
     PILES,
     RI_ACE_ON_EMPTY,
@@ -82,6 +84,8 @@ from simcore.kernels.workspace import (
     RI_VARIANT,
     RNG,
     SAME_SUIT,
+    STREAM_KEY,
+    SUBSTREAM,
     SWEEP_PTS,
     SWEEPS,
     TOTALS,
@@ -104,7 +108,8 @@ class ChunkOut(NamedTuple):
     n_plays: np.ndarray  # int32[G]
     redeals: np.ndarray  # int16[G]
     totals: np.ndarray  # int16[G, sides]
-    overflow: np.ndarray  # int8[G]: 1 = more than D deals, 2 = more trace events than the buffer, 3 = move buffer
+    # int8[G]: 1 = more than D deals, 2 = more trace events than the buffer, 3.. = a fault (workspace FAULT_*)
+    overflow: np.ndarray
     mid_deal: np.ndarray  # int8[G]: 1 = decided in the middle of a deal
     deal_dealer: np.ndarray  # int8[G, D]
     deal_points: np.ndarray  # int16[G, D, sides, categories]
@@ -128,11 +133,18 @@ class Scratch(NamedTuple):
     rollout_ids: np.ndarray  # int64[4]: the rollouts' policy for every seat
     rollout_params: np.ndarray  # float64[4, MAX_PARAMS]: the rollouts' parameters
     values: np.ndarray  # float64[max_moves]: Monte Carlo value of each legal move
+    control: np.ndarray  # int64[CONTROL_SIZE]: the chunk's stop flag and progress (simcore.kernels.control)
 
 
 @kernel
 def new_scratch(rules):
-    """Allocate one worker's scratch for ``rules``."""
+    """Allocate one worker's scratch for ``rules``, with a control array of its own (never stopped)."""
+    return make_scratch(rules, np.zeros(CONTROL_SIZE, np.int64))
+
+
+@kernel
+def make_scratch(rules, control):
+    """Allocate one worker's scratch for ``rules``; its Monte Carlo seats watch ``control``'s stop flag."""
     return Scratch(
         np.zeros(GAME_STATE_SIZE, np.int64),
         np.zeros(2 * (MOVES + 2 * rules.max_moves) + MAX_SAMPLES, np.int64),
@@ -144,6 +156,7 @@ def new_scratch(rules):
         np.full(4, POLICY_ROLLOUT, np.int64),
         np.zeros((4, MAX_PARAMS), np.float64),
         np.zeros(rules.max_moves, np.float64),
+        control,
     )
 
 
@@ -169,10 +182,14 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
 
 @kernel
 def record_deal(slot, d, dealer, rules, out, s, partial):
-    """Score the deal just played (``partial``: cut short by a mid-deal win), add it to the totals, write its rows."""
+    """Score the deal just played (``partial``: cut short by a mid-deal win), add it to the totals, write its rows.
+
+    A variant the scoring does not know raises ``FAULT_VARIANT`` in the decision space instead."""
     gs = s.gs
     piles, sweep_pts, same_suit = gs[PILES : PILES + 4], gs[SWEEP_PTS : SWEEP_PTS + 4], gs[SAME_SUIT : SAME_SUIT + 4]
-    score_deal(rules, piles, sweep_pts, same_suit, s.points, s.work, partial)
+    if not score_deal(rules, piles, sweep_pts, same_suit, s.points, s.work, partial):
+        s.ps[FAULT] = FAULT_VARIANT
+        return
     out.deal_dealer[slot, d] = dealer
     for side in range(rules.n_sides):
         deal_total = 0
@@ -224,12 +241,14 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
     gs[DEAL_RNG] = stream_state(seed, game, 0)
     for seat in range(players):
         ps[RNG + 1 + seat] = stream_state(seed, game, 1 + seat)
+        ps[STREAM_KEY + seat] = ps[RNG + 1 + seat]
+        ps[SUBSTREAM + seat] = 0
     for side in range(4):
         gs[TOTALS + side] = 0
     fill_rule_info(ps, rules)
     fill_rule_info(s.rollout_ps, rules)
     first_dealer = bounded(gs, DEAL_RNG, players)
-    ps[MOVE_OVERFLOW] = 0
+    ps[FAULT] = 0
     ne = 0
     deals = 0
     plays = 0
@@ -245,10 +264,11 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
         p, r, ne, out_side, last_capturer = play_deal(
             deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne
         )
-        if ps[MOVE_OVERFLOW] != 0:
-            out.overflow[slot] = 3
+        if ps[FAULT] == 0:
+            record_deal(slot, deals, dealer, rules, out, s, out_side >= 0)
+        if ps[FAULT] != 0:
+            out.overflow[slot] = ps[FAULT]
             break
-        record_deal(slot, deals, dealer, rules, out, s, out_side >= 0)
         if ev_slot >= 0:
             ne = emit(out.events, ev_slot, ne, EV_SCORE, deals, 0, 0, 0, 0, 0)
         plays += p

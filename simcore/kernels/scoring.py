@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from simcore._jit import kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import FORACIO, SCOPA, SKOPA
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Scopa category columns
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA = 0, 1, 2, 3, 4, 5
@@ -218,7 +218,8 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     """Deal points ``points[side, category]`` of the variant (categories in ``VariantSpec.categories`` order).
 
     ``sweep_pts``: each side's sweep points of the deal (scope, táblas); ``same_suit``: Foracio's same-suit
-    capture points; ``partial``: the deal was cut short by a mid-deal win.
+    capture points; ``partial``: the deal was cut short by a mid-deal win. Returns False, leaving the points at
+    zero, for a variant id that no branch scores (the caller turns it into an error).
     """
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):
@@ -229,10 +230,13 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
         score_skopa(rules, piles, sweep_pts, points, work)
     elif rules.variant == FORACIO:
         score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
-    else:
+    elif rules.variant == KASZINO:
         for side in range(rules.n_sides):
             for k in range(6):
                 points[side, k] = kaszino_category(piles[side], sweep_pts[side], k)
+    else:
+        return False
+    return True
 
 
 @kernel

@@ -25,8 +25,10 @@ Game state ``gs`` (int64 slots)::
 Decision space ``ps`` (int64 slots)::
 
     VIEW    [27]     what the seat to move may know (see simcore.kernels.game VIEW_*)
-    MOVE_OVERFLOW [1] set when a position has more legal moves than the buffer holds (Kaszinó without a cap)
+    FAULT   [1]      0, or why the game cannot go on (``FAULT_*``: the code ``ChunkOut.overflow`` reports)
     RNG     [8]      policy stream of seat s at RNG + 1 + s
+    STREAM_KEY [4]   initial state of seat s's policy stream: the root of its substreams (``simcore.rng``)
+    SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     RI_*    [20]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
     TCARDS  [16]     compressed table cards for the subset sums
@@ -70,34 +72,41 @@ GAME_STATE_SIZE = 96
 
 # decision space
 VIEW = 0
-MOVE_OVERFLOW = 27
+FAULT = 27
 RNG = 28
-WEIGHT = 36
-RI_PACK = 88
-RI_SUM_MASK = 89
-RI_VALUE_BY_RANK = 90
-RI_RANK_ONLY = 91
-RI_PRIORITY = 92
-RI_SWEEP_MODE = 93
-RI_SWEEP_POINTS = 94
-RI_SWEEP_VALUE_BY_RANK = 95
-RI_LAST_SWEEP = 96
-RI_ACE_SWEEPS = 97
-RI_SAME_SUIT = 98
-RI_FORCED = 99
-RI_ACE_ON_EMPTY = 100
-RI_MAX_SUM = 101
-RI_MAX_HAND = 102
-RI_VARIANT = 103
-RI_PLAYERS = 104
-RI_CARDS_TARGET = 105
-RI_COUNT_SUIT = 106
-RI_COUNT_SUIT_TARGET = 107
-TCARDS = 108
+STREAM_KEY = 36
+SUBSTREAM = 40
+WEIGHT = 44
+RI_PACK = 96
+RI_SUM_MASK = 97
+RI_VALUE_BY_RANK = 98
+RI_RANK_ONLY = 99
+RI_PRIORITY = 100
+RI_SWEEP_MODE = 101
+RI_SWEEP_POINTS = 102
+RI_SWEEP_VALUE_BY_RANK = 103
+RI_LAST_SWEEP = 104
+RI_ACE_SWEEPS = 105
+RI_SAME_SUIT = 106
+RI_FORCED = 107
+RI_ACE_ON_EMPTY = 108
+RI_MAX_SUM = 109
+RI_MAX_HAND = 110
+RI_VARIANT = 111
+RI_PLAYERS = 112
+RI_CARDS_TARGET = 113
+RI_COUNT_SUIT = 114
+RI_COUNT_SUIT_TARGET = 115
+TCARDS = 116
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 124
+SUMS = 132
 MOVES = SUMS + (1 << SMALL_TABLE)
 MAX_SAMPLES = 256
+
+# ``ps[FAULT]`` codes, equal to the ``ChunkOut.overflow`` codes that ``simcore.engine`` turns into errors
+FAULT_MOVES = 3  # a position had more legal moves than the buffer holds (Kaszinó without a value cap)
+FAULT_VARIANT = 4  # ``Rules.variant`` is no registered game's id
+FAULT_POLICY = 5  # a seat's policy id (or a Monte Carlo seat's rollout policy) is no known policy
 
 
 def move_space_size(max_moves: int) -> int:

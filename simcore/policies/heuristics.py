@@ -35,6 +35,8 @@ from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, legal_moves
 from simcore.kernels.workspace import (
+    FAULT,
+    FAULT_VARIANT,
     MAX_SAMPLES,
     MOVES,
     RI_ACE_ON_EMPTY,
@@ -62,7 +64,7 @@ from simcore.kernels.workspace import (
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import KASZINO
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -238,10 +240,14 @@ def sample_hands(ps, seat, unseen, hand_count, samples):
 
 @kernel
 def best_reply(ps, params, seat, hand, table):
-    """The next player's best reply value (scored with this seat's weights) to ``table``."""
+    """The next player's best reply value (scored with this seat's weights) to ``table``.
+
+    The replies are listed in the reply space; a fault there (an unknown variant, a full move buffer) is raised in
+    the seat's own ``ps[FAULT]``, which the game loop checks."""
     if hand == 0:
         return 0.0
     space = reply_space(ps)
+    space[FAULT] = 0
     rs = (
         ps[RI_FORCED],
         ps[RI_PRIORITY],
@@ -253,10 +259,16 @@ def best_reply(ps, params, seat, hand, table):
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
     )
-    if ps[RI_VARIANT] == KASZINO:
+    variant = ps[RI_VARIANT]
+    if variant == KASZINO:
         n = exchange_moves(space, hand, table, rs, False)
-    else:
+    elif variant in (SCOPA, SKOPA, FORACIO):
         n = legal_moves(space, hand, table, rs)
+    else:
+        n = 0
+        space[FAULT] = FAULT_VARIANT
+    if space[FAULT] != 0:
+        ps[FAULT] = space[FAULT]
     best = -1e300
     for i in range(n):
         value = move_points(ps, params, seat, space[MOVES + 2 * i], space[MOVES + 2 * i + 1], table, False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simcore._jit import kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.workspace import MOVES, RNG, WEIGHT
+from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
 from simcore.policies.heuristics import P_EPSILON, choose_lookahead, choose_points
 from simcore.rng import bounded
 
@@ -56,8 +56,11 @@ def choose_greedy(ps, n_moves):
 def choose(ps, policy_id, params, n_moves, seat):
     """Index of the move the seat's policy picks among the ``n_moves`` legal moves.
 
-    ``params`` is the seat's row of float parameters; the seat's random stream is ``ps[RNG + 1 + seat]``.
+    ``params`` is the seat's row of float parameters; the seat's random stream is ``ps[RNG + 1 + seat]``. An id
+    of no policy here (``POLICY_MC`` included: it never reaches ``choose``) raises ``FAULT_POLICY`` and picks 0.
     """
+    if policy_id == POLICY_RANDOM:
+        return bounded(ps, RNG + 1 + seat, n_moves)
     if policy_id == POLICY_GREEDY:
         return choose_greedy(ps, n_moves)
     if policy_id in (POLICY_POINTS, POLICY_DEFENSIVE):
@@ -68,4 +71,5 @@ def choose(ps, policy_id, params, n_moves, seat):
         if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
             return bounded(ps, RNG + 1 + seat, n_moves)
         return choose_greedy(ps, n_moves)
-    return bounded(ps, RNG + 1 + seat, n_moves)
+    ps[FAULT] = FAULT_POLICY
+    return 0

@@ -7,7 +7,12 @@ i.e. greedy or, with chance ``epsilon``, a uniformly random move; 2, points; 3, 
 weights). A move's value is the average, over the samples, of the seat's deal-point margin at the end of the
 deal (its side's deal points minus the best other side's; a mid-deal win counts 100). The same determinization
 and the same rollout random numbers serve every move of a sample (common random numbers), so the comparison
-between moves is paired.
+between moves is paired. Each rollout seat draws from its own substream of the Monte Carlo seat's stream
+(``simcore.rng.split_stream``: substream ``1 + 4 * n + k`` for rollout seat ``k`` of the seat's ``n``-th sample
+of the game), so no two rollout streams of a game overlap.
+
+The chunk's stop flag (``simcore.kernels.control``) is checked between samples: once it is up the decision
+returns at once, and the game, whose rows are then discarded, ends in a few cheap plays.
 
 What the seat may know: the determinization starts from a copy of the deal state, then redraws every card the
 seat has not seen (other hands, stock order), from the unseen cards listed in its view, with its own random
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards
+from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, run_deal
 from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
@@ -29,19 +35,24 @@ from simcore.kernels.workspace import (
     DS_N,
     DS_OUT_SIDE,
     DS_POS,
+    FAULT,
+    FAULT_POLICY,
+    FAULT_VARIANT,
     GAME_STATE_SIZE,
     HANDS,
     MOVES,
     PILES,
     RNG,
     SAME_SUIT,
+    STREAM_KEY,
+    SUBSTREAM,
     SWEEP_PTS,
     VIEW,
     sample_base,
 )
 from simcore.policies.heuristics import MAX_PARAMS, P_ROLLOUT, P_SAMPLES
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_ROLLOUT, choose_greedy
-from simcore.rng import GOLDEN, bounded, next64
+from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_POINTS, POLICY_ROLLOUT, choose_greedy
+from simcore.rng import bounded, split_stream
 
 __all__ = ["MAX_PARAMS", "choose_mc"]
 
@@ -74,10 +85,25 @@ def determinize(rules, gs, ps, sample, seat, n_unseen):
 
 
 @kernel
-def deal_margin(rules, state, points, work, side, status):
-    """The side's deal points minus the best other side's at the end of a rollout (a mid-deal win: +-100)."""
+def rollout_policy(rollout):
+    """Kernel policy id of the ``rollout`` parameter (1 greedy with epsilon, 2 points, 3 defensive), else -1."""
+    if rollout == 1:
+        return POLICY_ROLLOUT
+    if rollout == 2:
+        return POLICY_POINTS
+    if rollout == 3:
+        return POLICY_DEFENSIVE
+    return -1
+
+
+@kernel
+def deal_margin(rules, state, points, work, side, status, rps):
+    """The side's deal points minus the best other side's at the end of a rollout (a mid-deal win: +-100).
+
+    A variant the scoring does not know raises ``FAULT_VARIANT`` in the rollouts' decision space ``rps``."""
     piles, sweep_pts, same_suit = state[PILES : PILES + 4], state[SWEEP_PTS : SWEEP_PTS + 4], state[SAME_SUIT:]
-    score_deal(rules, piles, sweep_pts, same_suit, points, work, status == DEAL_OUT)
+    if not score_deal(rules, piles, sweep_pts, same_suit, points, work, status == DEAL_OUT):
+        rps[FAULT] = FAULT_VARIANT
     best_other = -1 << 30
     mine = 0
     for other in range(rules.n_sides):
@@ -96,16 +122,23 @@ def deal_margin(rules, state, points, work, side, status):
 
 @kernel
 def choose_mc(rules, s, params, seat, events):
-    """Index of the legal move (prepared in the decision space) with the best average rollout margin."""
+    """Index of the legal move (prepared in the decision space) with the best average rollout margin.
+
+    A fault of the rollouts (an unknown rollout policy or variant, a full move buffer) is raised in ``ps[FAULT]``,
+    which the game loop checks."""
     gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
     sample, rollout, rps = s.sample, s.rollout, s.rollout_ps
     n_moves = ps[VIEW + VIEW_N_MOVES]
     if n_moves <= 1:
         return 0
     n_unseen = list_cards(ps, sample_base(ps), rules.pack & ~ps[VIEW + V_SEEN])
-    rollout_id = int(params[seat, P_ROLLOUT])
+    rollout_id = rollout_policy(int(params[seat, P_ROLLOUT]))
+    if rollout_id < 0:
+        ps[FAULT] = FAULT_POLICY
+        return 0
+    rps[FAULT] = 0
     for k in range(4):  # every seat of a rollout plays the rollout policy with the Monte Carlo seat's weights
-        s.rollout_ids[k] = POLICY_ROLLOUT if rollout_id == POLICY_GREEDY else rollout_id
+        s.rollout_ids[k] = rollout_id
         for j in range(MAX_PARAMS):
             s.rollout_params[k, j] = params[seat, j]
     values = s.values
@@ -113,18 +146,24 @@ def choose_mc(rules, s, params, seat, events):
         values[m] = 0.0
     side = rules.side_of[seat]
     for _ in range(int(params[seat, P_SAMPLES])):
+        if atomic_load(s.control, CONTROL_STOP) != 0:
+            return 0
         if not determinize(rules, gs, ps, sample, seat, n_unseen):
             return choose_greedy(ps, n_moves)
-        seed = next64(ps, RNG + 1 + seat)
+        first_substream = 1 + 4 * ps[SUBSTREAM + seat]
+        ps[SUBSTREAM + seat] += 1
         for m in range(n_moves):
             for k in range(sample.shape[0]):
                 rollout[k] = sample[k]
             rps[MOVES] = ps[MOVES + 2 * m]
             rps[MOVES + 1] = ps[MOVES + 2 * m + 1]
             for k in range(rules.players):
-                rps[RNG + 1 + k] = seed + (k + 1) * GOLDEN
+                rps[RNG + 1 + k] = split_stream(ps[STREAM_KEY + seat], first_substream + k)
             status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, rollout, rps, events, -1, 0, 0)
-            values[m] += deal_margin(rules, rollout, s.points, s.work, side, status)
+            values[m] += deal_margin(rules, rollout, s.points, s.work, side, status, rps)
+            if rps[FAULT] != 0:
+                ps[FAULT] = rps[FAULT]
+                return 0
     best = 0
     for m in range(1, n_moves):
         if values[m] > values[best]:

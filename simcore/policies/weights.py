@@ -11,7 +11,9 @@ high card kept in hand can take more of the table later. Its defaults were measu
 ``greedy`` (duplicate pairs, ``points:hold=H`` for a few values of H): trailing low cards first is worth about 2.5
 points of win rate in Scopa, 1.5 in Kaszinó and 4 in Skopa, and it loses in Foracio, where it is 0.
 
-``card_points`` turns the named weights into the per-card vector the kernels read (``params[0:52]``).
+``card_points`` turns the named weights into the per-card vector the kernels read (``params[0:52]``). Every
+table here is keyed by the registered variant names (a test checks they match ``simcore.variants.VARIANTS``);
+an unknown name is a ConfigError, never another game's weights.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from simcore.cards import CARD_RANK, CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SPADES, card_id
+from simcore.errors import ConfigError
 
 COMMON = {"sweep": 1.0, "risk": 1.0, "samples": 16.0}
 
@@ -75,14 +78,24 @@ MEANINGS: dict[str, str] = {
 ACE_MEANING = {"scopa": "share of the primiera point for an ace", "kaszino": "points for each ace"}
 
 
+def _known(variant: str) -> str:
+    """``variant`` itself if the weights know it, else a ConfigError."""
+    if variant not in WEIGHTS:
+        shown = variant if len(variant) <= 40 else variant[:40] + "..."
+        raise ConfigError(f"no policy weights for variant {shown!r} (known: {', '.join(WEIGHTS)})")
+    return variant
+
+
 def meaning(variant: str, key: str) -> str:
     """What a point-policy parameter means in ``variant`` (for ``scopasim policies``)."""
+    if key not in defaults(variant):
+        raise ConfigError(f"{variant} has no point-policy parameter {key!r}")
     return ACE_MEANING[variant] if key == "ace" else MEANINGS[key]
 
 
 def defaults(variant: str) -> dict[str, float]:
     """Every parameter of the point policies for a game, with its default."""
-    return {**WEIGHTS[variant], **COMMON}
+    return {**WEIGHTS[_known(variant)], **COMMON}
 
 
 SUIT_WEIGHT = {"scopa": "coin", "kaszino": "spade", "foracio": "spade", "skopa": "club"}
@@ -90,29 +103,38 @@ SUIT_WEIGHT = {"scopa": "coin", "kaszino": "spade", "foracio": "spade", "skopa":
 
 def suit_weight(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> float:
     """Points per card of the suit whose count scores (valued by the kernels only while still open)."""
-    if variant == "foracio" and rules["spade_element"] != "majority":
+    if _known(variant) == "foracio" and rules["spade_element"] != "majority":
         return 0.0
     weight = weights[SUIT_WEIGHT[variant]]
     return weight / 7 if variant == "foracio" else weight
 
 
-def _card_value(variant: str, w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+def _scopa_card(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
     rank, suit = int(CARD_RANK[c]), int(CARD_SUIT[c])
-    if variant == "scopa":
-        value = w["settebello"] * (c == card_id(7, DIAMONDS))
-        value += {7: w["seven"], 6: w["six"], 1: w["ace"]}.get(rank, 0.0)
-        return value + w["napola"] * (bool(rules["napola"]) and suit == DIAMONDS and rank <= 3)
-    if variant == "kaszino":
-        value = w["ace"] * (rank == 1)
-        return value + w["little_casino"] * (c == card_id(2, SPADES)) + w["big_casino"] * (c == card_id(10, DIAMONDS))
-    if variant == "foracio":
-        value = w["spade"] * (c == card_id(7, SPADES)) * (rules["spade_element"] != "majority")
-        value += w["two_spades"] * (c == card_id(2, SPADES)) + w["jack_spades"] * (c == card_id(11, SPADES))
-        return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS)) + w["napoletana"] * (rank <= 3)
-    value = w["two_clubs"] * (c == card_id(2, CLUBS))
-    return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
+    value = w["settebello"] * (c == card_id(7, DIAMONDS))
+    value += {7: w["seven"], 6: w["six"], 1: w["ace"]}.get(rank, 0.0)
+    return value + w["napola"] * (bool(rules["napola"]) and suit == DIAMONDS and rank <= 3)
+
+
+def _kaszino_card(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    value = w["ace"] * (int(CARD_RANK[c]) == 1)
+    return value + w["little_casino"] * (c == card_id(2, SPADES)) + w["big_casino"] * (c == card_id(10, DIAMONDS))
+
+
+def _foracio_card(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    value = w["spade"] * (c == card_id(7, SPADES)) * (rules["spade_element"] != "majority")
+    value += w["two_spades"] * (c == card_id(2, SPADES)) + w["jack_spades"] * (c == card_id(11, SPADES))
+    return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS)) + w["napoletana"] * (int(CARD_RANK[c]) <= 3)
+
+
+def _skopa_card(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    return w["two_clubs"] * (c == card_id(2, CLUBS)) + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
+
+
+CARD_VALUE = {"scopa": _scopa_card, "kaszino": _kaszino_card, "foracio": _foracio_card, "skopa": _skopa_card}
 
 
 def card_points(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> np.ndarray:
     """Points each card is worth to the side that takes it, for the kernels (float64[52])."""
-    return np.array([_card_value(variant, weights, rules, c) for c in range(N_CARDS)], dtype=np.float64)
+    value = CARD_VALUE[_known(variant)]
+    return np.array([value(weights, rules, c) for c in range(N_CARDS)], dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Reference random streams on plain Python ints (scheme ``splitmix64-lemire32/1``).
+"""Reference random streams on plain Python ints (scheme ``splitmix64-lemire32/2``).
 
 Written independently of ``simcore.rng`` (the Numba version) so that the differential tests compare two
 implementations of the same written scheme. Every value is an unsigned integer reduced mod 2**64:
@@ -6,6 +6,9 @@ implementations of the same written scheme. Every value is an unsigned integer r
 * ``mix64(z)``: the SplitMix64 finaliser.
 * A stream of ``(seed, game, stream)`` starts at ``mix64(key + mix64(game * 8 + stream + 1))`` with
   ``key = mix64(seed + GOLDEN)``.
+* Substream ``j >= 1`` of a stream that starts at ``s`` starts at ``mix64(s ^ mix64(j * SPLIT))``; substream 0
+  is the stream itself. (The reference engines play no Monte Carlo seat, the only user of substreams; the
+  tests compare this twin with the kernels' ``substream_state``.)
 * ``next64``: ``state += GOLDEN``; return ``mix64(state)``.
 * ``draw32``: the top 32 bits of ``next64``.
 * ``bounded(n)``: Lemire's multiply-shift with rejection, exactly uniform on ``0..n-1``.
@@ -16,12 +19,13 @@ stream.
 
 from __future__ import annotations
 
-RNG_SCHEME = "splitmix64-lemire32/1"
+RNG_SCHEME = "splitmix64-lemire32/2"
 DEAL_STREAM = 0
 
 MASK64 = (1 << 64) - 1
 MASK32 = (1 << 32) - 1
 GOLDEN = 0x9E3779B97F4A7C15
+SPLIT = 0xD1B54A32D192ED03
 MIX1 = 0xBF58476D1CE4E5B9
 MIX2 = 0x94D049BB133111EB
 
@@ -38,6 +42,14 @@ def stream_start(seed: int, game: int, stream: int) -> int:
     """Initial state of stream ``stream`` of game ``game`` under master seed ``seed``."""
     key = mix64((seed + GOLDEN) & MASK64)
     return mix64((key + mix64((game * 8 + stream + 1) & MASK64)) & MASK64)
+
+
+def substream_start(seed: int, game: int, stream: int, substream: int) -> int:
+    """Initial state of substream ``substream`` of stream ``stream`` of game ``game`` (0: the stream itself)."""
+    start = stream_start(seed, game, stream)
+    if substream == 0:
+        return start
+    return mix64(start ^ mix64((substream * SPLIT) & MASK64))
 
 
 def policy_stream_index(seat: int) -> int:
