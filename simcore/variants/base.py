@@ -222,6 +222,7 @@ class GameInfo:
     sides: int
     pack_cards: int  # cards in the pack
     max_plies: int  # most ``play`` events in one deal
+    max_hand: int  # most cards in one hand
     max_moves: int  # most legal moves in one position
     max_table: int  # most cards on the table when a player is to move
     max_sweeps: int  # most counted sweeps (``sweep: true`` plays) of one side in one deal

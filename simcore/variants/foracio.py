@@ -198,6 +198,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         sides=2,
         pack_cards=52,
         max_plies=plies,
+        max_hand=13,  # F2: the whole hand is dealt at once
         max_moves=most_moves(r["forced_capture"], r["ace_on_empty"]),
         max_table=plies - 1,  # every trail but the mover's own card
         max_sweeps=sweeps,

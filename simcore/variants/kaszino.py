@@ -182,6 +182,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         sides=2,
         pack_cards=52,
         max_plies=plies,
+        max_hand=3,  # K2: three cards a round
         max_moves=most_moves(int(r["max_sum"]), int(r["max_hand_cards"]), r["forced_capture"]),
         max_table=4 + plies - 1,  # the 4 initial cards and every trail but one card of the mover's
         max_sweeps=tablas,

@@ -162,6 +162,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         sides=sides,
         pack_cards=40,
         max_plies=plies,
+        max_hand=3,  # S3: three cards a round
         max_moves=most_moves(r["forced_capture"]),
         max_table=4 + plies - 1,  # the 4 initial cards and every trail but the mover's own card
         max_sweeps=sweeps,
