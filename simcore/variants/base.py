@@ -8,7 +8,7 @@ variant data from globals (Numba would freeze those into its cache).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -157,6 +157,7 @@ class VariantSpec:
     categories: tuple[str, ...]
     compile_rules: Callable[[Mapping[str, Any]], Rules]
     rules_version: str = "1"
+    declare_info: Callable[[Mapping[str, Any]], GameInfo] | None = None  # the game's bounds for a rule set
 
     def key(self, name: str) -> RuleKey:
         for k in self.keys:
@@ -179,6 +180,12 @@ class VariantSpec:
         """Compile a resolved rule set (from :meth:`resolve`) for the kernels."""
         return self.compile_rules(resolved)
 
+    def game_info(self, resolved: Mapping[str, Any]) -> GameInfo:
+        """The bounds this game declares for a resolved rule set (from :meth:`resolve`)."""
+        if self.declare_info is None:
+            raise ConfigError(f"variant {self.name} declares no bounds (VariantSpec.declare_info)")
+        return self.declare_info(resolved)
+
     def sides(self, players: int) -> list[list[int]]:
         """Seats of each side: partners opposite with 4 players, otherwise one seat per side."""
         if players == 4:
@@ -197,3 +204,79 @@ def pack_values(value_of_rank: Mapping[int, int]) -> int:
 def side_array(players: int) -> np.ndarray:
     """seat -> side, as the int64[4] ``Rules.side_of``."""
     return np.array([s % 2 if players == 4 else s for s in range(MAX_PLAYERS)], dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------- declared bounds
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game promises about every game it plays under one rule set, OpenSpiel's ``GameInfo`` in spirit.
+
+    Every bound is a proven upper bound derived from the rules (each game's module says how), not a figure
+    observed in simulations; several are far from attained. ``tests/test_conformance.py`` plays every
+    registered game and checks its traces and output rows against them. Points are never negative.
+    """
+
+    players: int
+    sides: int
+    pack_cards: int  # cards in the pack
+    max_plies: int  # most ``play`` events in one deal
+    max_hand: int  # most cards in one hand
+    max_moves: int  # most legal moves in one position
+    max_table: int  # most cards on the table when a player is to move
+    max_sweeps: int  # most counted sweeps (``sweep: true`` plays) of one side in one deal
+    max_points: Mapping[str, int]  # category -> most points one side scores in one deal
+    max_deal_total: int  # most points one side scores in one deal, all categories together
+    immediate: tuple[str, ...]  # categories scored at once by ``play`` events (their ``points``)
+    mid_deal_out: bool  # a side can win in the middle of a deal (an ``out`` event)
+    # When several sides reach the target at the end of a deal: "top" = the unique top total wins (a tie at the
+    # top plays another deal); "last_capture" = the side that made the deal's last capture wins.
+    past_target: str
+    max_deals: int | None = None  # most deals of one game; None = no bound (ties at the top play on)
+
+
+def subset_sum_counts(values: Iterable[int], most: int) -> list[int]:
+    """``counts[s]`` = how many sets of cards with these capture values (one value per card) add up to ``s``,
+    for s = 0..most: the coefficients of prod (1 + x^v) up to x^most."""
+    counts = [1] + [0] * most
+    for v in values:
+        for s in range(most, v - 1, -1):
+            counts[s] += counts[s - v]
+    return counts
+
+
+def without_card(counts: list[int], value: int) -> list[int]:
+    """``counts`` of :func:`subset_sum_counts` with one card of ``value`` taken out (divide by 1 + x^value)."""
+    out = list(counts)
+    for s in range(value, len(out)):
+        out[s] -= out[s - value]
+    return out
+
+
+def card_moves_bound(captures: int, forced: str) -> int:
+    """Most legal moves of one hand card that has at most ``captures`` captures.
+
+    "none": every capture plus the trail; "card" and "player": its captures, or its trail when it has none (under
+    "player" a hand with a capture has only captures, so a card's share is never above this either).
+    """
+    return captures + 1 if forced == "none" else max(captures, 1)
+
+
+def hand_moves_bound(card_bounds: Iterable[int], hand_size: int) -> int:
+    """Most legal moves of a hand of at most ``hand_size`` cards: the ``hand_size`` largest per-card bounds, each
+    computed against the whole rest of the pack as the table (a real table is a subset of it, and a card's
+    captures of a subset of the table are a subset of its captures of the table)."""
+    return sum(sorted(card_bounds, reverse=True)[:hand_size])
+
+
+def most_sweeps(plies: int, side_plies: int, table_starts_empty: bool, last_play_counts: bool) -> int:
+    """Most counted sweeps of one side in one deal of ``plies`` plays, ``side_plies`` of them by that side.
+
+    After a sweep the table is empty, so the next play cannot capture a card: no two consecutive plays sweep.
+    The first play can sweep only if the deal starts with cards on the table, the last only if the rules count
+    it. So at most ceil(n / 2) of the n plays that may sweep, and never more than the side's own plays.
+    """
+    first = 2 if table_starts_empty else 1
+    last = plies if last_play_counts else plies - 1
+    return min(side_plies, max(0, (last - first + 2) // 2))

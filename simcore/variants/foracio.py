@@ -21,6 +21,7 @@ Deliberate choices where RULES.md leaves room:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,17 @@ from simcore.variants.base import (
     ACE_STAY,
     FORACIO,
     FORCED_NAMES,
+    GameInfo,
     RuleKey,
     Rules,
     VariantSpec,
+    card_moves_bound,
+    hand_moves_bound,
+    most_sweeps,
     pack_values,
     side_array,
+    subset_sum_counts,
+    without_card,
 )
 
 VALUE_OF_RANK = {r: r for r in range(2, 11)}  # the ace and the courts stay out of sums
@@ -147,6 +154,62 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
     )
 
 
+@cache
+def most_moves(forced: str, ace_on_empty: str) -> int:
+    """F3..F6: a numeral v takes a set of table numerals summing to v (at most the sets the rest of the pack's
+    numerals have), a court one table card of its rank (3 others), an ace the whole table, or on an empty table
+    itself and/or nothing (2 moves with "choice"); "none" adds each card's trail (an ace's trail is its stay).
+    A hand holds at most 13 cards: the 13 best bounds are the four 10s, 9s and 8s and a 7."""
+    numerals = [v for v in range(2, 11) for _ in range(4)]
+    counts = subset_sum_counts(numerals, 10)
+    per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in numerals]
+    per_card += [card_moves_bound(3, forced)] * 12  # courts
+    ace = 2 if forced == "none" or ace_on_empty == "choice" else 1
+    per_card += [ace] * 4
+    return hand_moves_bound(per_card, 13)
+
+
+def same_suit_points() -> int:
+    """F7: a same-suit capture by a numeral v takes numerals of its suit worth v, so it uses up 2v of that suit's
+    numerals, 2 + 3 + ... + 10 = 54: at most 27 points a suit, 108 in all."""
+    return 4 * (sum(range(2, 11)) // 2)
+
+
+def game_info(r: Mapping[str, Any]) -> GameInfo:
+    """Foracio's bounds for a resolved rule set; each line says the rule it comes from."""
+    plies = 52  # F2: 13 cards each, no table cards, every card played
+    sweeps = most_sweeps(plies, plies // 2, table_starts_empty=True, last_play_counts=False)  # F8: not the last
+    # F8: a scopa scores its capturing card's value, and each is made by a different card (never an ace)
+    courts = COURT_SCOPA[r["court_scopa_value"]]
+    sweep_values = sorted([v for v in range(2, 11) for _ in range(4)] + [v for v in courts for _ in range(4)])
+    points = {
+        "cards": 2,  # F11: 27+ cards 2, and 1 each for the spade element, the 2 and jack of spades, the 10 of coins
+        "spade": 1,
+        "two_spades": 1,
+        "jack_spades": 1,
+        "ten_diamonds": 1,
+        "all_five": int(r["all_five_bonus"]) - 6,  # F11: the bonus above the plain 6
+        "napoletana": 4 * 13,  # F12: a run of up to 13 cards in each suit
+        "scopa": sum(sweep_values[-sweeps:]),
+        "same_suit": same_suit_points(),
+    }
+    return GameInfo(
+        players=4,
+        sides=2,
+        pack_cards=52,
+        max_plies=plies,
+        max_hand=13,  # F2: the whole hand is dealt at once
+        max_moves=most_moves(r["forced_capture"], r["ace_on_empty"]),
+        max_table=plies - 1,  # every trail but the mover's own card
+        max_sweeps=sweeps,
+        max_points=points,
+        max_deal_total=sum(points.values()),
+        immediate=("scopa", "same_suit"),
+        mid_deal_out=r["declare"] == "immediate",  # F13: banked + immediate points, after every play
+        past_target="last_capture",  # F13: both sides at 71 after a deal: the deal's last capturer wins
+    )
+
+
 SPEC = VariantSpec(
     name="foracio",
     title="Foracio (Venetian, 52 Treviso cards, 2 v 2; seed 001)",
@@ -154,4 +217,5 @@ SPEC = VariantSpec(
     keys=KEYS,
     categories=CATEGORIES,
     compile_rules=compile_foracio,
+    declare_info=game_info,
 )

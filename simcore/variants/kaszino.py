@@ -19,13 +19,27 @@ Deliberate choices where RULES.md leaves room:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, SPADES, card_id, pack_mask
-from simcore.variants.base import FORCED_NAMES, KASZINO, RuleKey, Rules, VariantSpec, pack_values, side_array
+from simcore.variants.base import (
+    FORCED_NAMES,
+    KASZINO,
+    GameInfo,
+    RuleKey,
+    Rules,
+    VariantSpec,
+    most_sweeps,
+    pack_values,
+    side_array,
+    subset_sum_counts,
+    without_card,
+)
 
 VALUE_OF_RANK = {r: r for r in range(1, 14)}
 CATEGORIES = ("cards", "spades", "aces", "little_casino", "big_casino", "tabla")
@@ -125,6 +139,61 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
     )
 
 
+@cache
+def most_moves(max_sum: int, max_hand_cards: int, forced: str) -> int:
+    """K3, K4: a move is an exchange (a non-empty group of at most ``max_hand_cards`` hand cards against a set of
+    table cards of the same value total, at most ``max_sum``) or a trail. Every hand of 1..3 cards is tried, with
+    the rest of the pack as the table (a real table is a subset of it): its exchanges are, per hand group, the
+    table sets with the group's total; "player" keeps the exchanges (or the trails if none), "none" adds the
+    trails. Under the defaults three kings, each against 6,945 table sets summing to 13: 20,835 moves."""
+    cap = max_sum or 39  # 0 = no cap: three kings (39) are the most three hand cards can make
+    full = subset_sum_counts((v for v in range(1, 14) for _ in range(4)), cap)
+    most = 0
+    for size in (1, 2, 3):
+        for hand in itertools.combinations_with_replacement(range(1, 14), size):
+            table = full
+            for v in hand:
+                table = without_card(table, v)
+            exchanges = sum(
+                table[sum(group)]
+                for k in range(1, (max_hand_cards or size) + 1)
+                for group in itertools.combinations(hand, k)
+                if sum(group) <= cap
+            )
+            most = max(most, exchanges + size if forced == "none" else max(exchanges, size))
+    return most
+
+
+def game_info(r: Mapping[str, Any]) -> GameInfo:
+    """Kaszinó's bounds for a resolved rule set; each line says the rule it comes from."""
+    plies = 52 - 4  # K2, K8: every card not dealt to the table is played from a hand, at least one card a play
+    tablas = most_sweeps(plies, plies // 2, table_starts_empty=False, last_play_counts=True)  # K11: the last counts
+    points = {
+        "cards": 3,  # K12: 27+ cards 3, 7+ spades 2, each ace 1, the 2 of spades 1, the 10 of diamonds 2
+        "spades": 2,
+        "aces": 4,
+        "little_casino": 1,
+        "big_casino": 2,
+        # K7: only the deal's opening move can score opening_tabla_points; every other tábla scores 1
+        "tabla": max(int(r["opening_tabla_points"]), 1) + tablas - 1,
+    }
+    return GameInfo(
+        players=2,
+        sides=2,
+        pack_cards=52,
+        max_plies=plies,
+        max_hand=3,  # K2: three cards a round
+        max_moves=most_moves(int(r["max_sum"]), int(r["max_hand_cards"]), r["forced_capture"]),
+        max_table=4 + plies - 1,  # the 4 initial cards and every trail but one card of the mover's
+        max_sweeps=tablas,
+        max_points=points,
+        max_deal_total=sum(points.values()),
+        immediate=("tabla",),
+        mid_deal_out=r["out_call"] == "auto",  # K13: AUSZ on banked + sure points, after any move
+        past_target="top",  # A.5: after a deal, the unique top total at or above the target wins
+    )
+
+
 SPEC = VariantSpec(
     name="kaszino",
     title="Kaszinó (Hungarian, 52 cards; seed 000)",
@@ -132,4 +201,5 @@ SPEC = VariantSpec(
     keys=KEYS,
     categories=CATEGORIES,
     compile_rules=compile_kaszino,
+    declare_info=game_info,
 )

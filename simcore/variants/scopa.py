@@ -17,6 +17,7 @@ Deliberate choices where RULES.md leaves room:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -25,11 +26,17 @@ from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, card_id, pack
 from simcore.variants.base import (
     FORCED_NAMES,
     SCOPA,
+    GameInfo,
     RuleKey,
     Rules,
     VariantSpec,
+    card_moves_bound,
+    hand_moves_bound,
+    most_sweeps,
     pack_values,
     side_array,
+    subset_sum_counts,
+    without_card,
 )
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 11, 12, 13)
@@ -124,6 +131,49 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
     )
 
 
+@cache
+def most_moves(forced: str) -> int:
+    """S5, S6: a played card takes a set of table cards whose values add up to its own (single-card priority only
+    removes sets), so a card of value v has at most as many captures as the rest of the pack has sets summing
+    to v; a hand holds at most 3 cards. Three kings: 3 x 1,701 sets summing to 10."""
+    values = [VALUE_OF_RANK[rank] for rank in RANKS for _ in range(4)]
+    counts = subset_sum_counts(values, 10)
+    per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in values]
+    return hand_moves_bound(per_card, 3)
+
+
+def game_info(r: Mapping[str, Any]) -> GameInfo:
+    """Scopa's bounds for a resolved rule set; each line says the rule it comes from."""
+    players = int(r["players"])
+    sides = 2 if players == 4 else players
+    plies = 40 - 4  # S7: every card not dealt to the table is played once, whatever the number of players
+    side_plies = plies // players * (players // sides)  # 18, 12 or 18: a side's seats play their hands
+    sweeps = most_sweeps(plies, side_plies, table_starts_empty=False, last_play_counts=bool(r["last_play_scopa"]))
+    points = {
+        "cards": 1,  # S10: one point each for most cards, coins, the settebello and the primiera
+        "coins": 1,
+        "settebello": 1,
+        "primiera": 1,
+        "scopa": sweeps,  # S8: 1 point a sweep
+        "napola": 10 if r["napola"] else 0,  # A-2-3 of coins 3, +1 for each of the 7 further coins in a row
+    }
+    return GameInfo(
+        players=players,
+        sides=sides,
+        pack_cards=40,
+        max_plies=plies,
+        max_hand=3,  # S3: three cards a round
+        max_moves=most_moves(r["forced_capture"]),
+        max_table=4 + plies - 1,  # the 4 initial cards and every trail but the mover's own card
+        max_sweeps=sweeps,
+        max_points=points,
+        max_deal_total=sum(points.values()),
+        immediate=("scopa",),
+        mid_deal_out=False,  # S12: the game is decided only after a deal
+        past_target="top",  # S12: the highest total at or above the target wins; a tie at the top plays on
+    )
+
+
 SPEC = VariantSpec(
     name="scopa",
     title="Scopa (classic, 40 cards; seed 003)",
@@ -131,4 +181,5 @@ SPEC = VariantSpec(
     keys=KEYS,
     categories=CATEGORIES,
     compile_rules=compile_scopa,
+    declare_info=game_info,
 )

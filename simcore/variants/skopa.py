@@ -16,12 +16,27 @@ Deliberate choices where RULES.md leaves room:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, card_id, pack_mask
-from simcore.variants.base import FORCED_NAMES, SKOPA, RuleKey, Rules, VariantSpec, pack_values, side_array
+from simcore.variants.base import (
+    FORCED_NAMES,
+    SKOPA,
+    GameInfo,
+    RuleKey,
+    Rules,
+    VariantSpec,
+    card_moves_bound,
+    hand_moves_bound,
+    most_sweeps,
+    pack_values,
+    side_array,
+    subset_sum_counts,
+    without_card,
+)
 
 VALUE_OF_RANK = {r: r for r in range(1, 11)}
 CATEGORIES = ("cards", "clubs", "two_clubs", "ten_diamonds", "sweep")
@@ -93,6 +108,49 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
     )
 
 
+@cache
+def most_moves(forced: str) -> int:
+    """R5, R6: a numeral v takes a set of table numerals summing to v (at most the sets the rest of the pack's
+    numerals A..10 have), a court one table card of its rank (3 others); a hand holds at most 4 cards. Four
+    10s: 4 x 1,701 sets summing to 10."""
+    numerals = [v for v in range(1, 11) for _ in range(4)]
+    counts = subset_sum_counts(numerals, 10)
+    per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in numerals]
+    per_card += [card_moves_bound(3, forced)] * 12  # courts
+    return hand_moves_bound(per_card, 4)
+
+
+def game_info(r: Mapping[str, Any]) -> GameInfo:
+    """Skopa's bounds for a resolved rule set; each line says the rule it comes from."""
+    players = int(r["players"])
+    sides = 2 if players == 4 else players
+    plies = 52 - 4  # R3, R8: every card not dealt to the table is played once, whatever the number of players
+    side_plies = plies // players * (players // sides)  # 24, 16 or 24
+    sweeps = most_sweeps(plies, side_plies, table_starts_empty=False, last_play_counts=True)  # the last counts
+    points = {
+        "cards": 2,  # R11: most cards 2 (a tie for most 1 each), most clubs 1, the 2 of clubs 1, the 10 of coins 1
+        "clubs": 1,
+        "two_clubs": 1,
+        "ten_diamonds": 1,
+        "sweep": int(r["sweep_points"]) * sweeps,  # R10: sweep_points a sweep (0 in the book)
+    }
+    return GameInfo(
+        players=players,
+        sides=sides,
+        pack_cards=52,
+        max_plies=plies,
+        max_hand=4,  # R3: four cards a round
+        max_moves=most_moves(r["forced_capture"]),
+        max_table=4 + plies - 1,  # the 4 initial cards and every trail but the mover's own card
+        max_sweeps=sweeps,
+        max_points=points,
+        max_deal_total=sum(points.values()),
+        immediate=("sweep",),
+        mid_deal_out=False,  # R12: scored only at the end of a deal
+        past_target="top",  # R12: the highest total at or above the target wins; a tie at the top plays on
+    )
+
+
 SPEC = VariantSpec(
     name="skopa",
     title="Skopa / Konchinka (Russian, 52 cards; seed 004)",
@@ -100,4 +158,5 @@ SPEC = VariantSpec(
     keys=KEYS,
     categories=CATEGORIES,
     compile_rules=compile_skopa,
+    declare_info=game_info,
 )
