@@ -58,7 +58,8 @@ from simcore.kernels.workspace import (
     VIEW,
     seat_space,
 )
-from simcore.policies.kernels import POLICY_MC, choose
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC, POLICY_RANDOM, choose
+from simcore.policies.quick import quick_choice
 from simcore.rng import bounded
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
@@ -238,6 +239,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
     mid_deal_out, target = rules.mid_deal_out, rules.target
+    quick = ace_sweeps == 0  # random and greedy seats decide without the move list (simcore.policies.quick)
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
@@ -246,19 +248,25 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     while t < total_plays:
         seat = (first + t) % players
         side = side_of[seat]
+        play, take, i = -1, 0, 0
         if forced >= 0:
             i = forced
             forced = -1
         else:
             if t > 0 and t % per_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
-            n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
-            if policy_ids[seat] == POLICY_MC:
-                status = DEAL_NEED
-                break
-            i = choose(ps, policy_ids[seat], params, n_moves, seat)
-        play = ps[MOVES + 2 * i]
-        take = ps[MOVES + 2 * i + 1]
+            policy = policy_ids[seat]
+            if quick and (policy == POLICY_RANDOM or policy == POLICY_GREEDY):
+                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy == POLICY_GREEDY)
+            if play < 0:
+                n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
+                if policy == POLICY_MC:
+                    status = DEAL_NEED
+                    break
+                i = choose(ps, policy, params, n_moves, seat)
+        if play < 0:
+            play = ps[MOVES + 2 * i]
+            take = ps[MOVES + 2 * i + 1]
         gs[HANDS + seat] &= ~play
         seen |= play
         t += 1
