@@ -239,7 +239,6 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
     mid_deal_out, target = rules.mid_deal_out, rules.target
-    quick = ace_sweeps == 0  # random and greedy seats decide without the move list (simcore.policies.quick)
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
@@ -256,7 +255,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
             if t > 0 and t % per_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
-            if quick and (policy == POLICY_RANDOM or policy == POLICY_GREEDY):
+            if policy in (POLICY_RANDOM, POLICY_GREEDY):  # no move list, no view (simcore.policies.quick)
                 play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy == POLICY_GREEDY)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)

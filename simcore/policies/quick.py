@@ -12,7 +12,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards.
 
-Larger tables, Foracio's ace and every other policy take the ordinary path (``quick_choice`` returns play -1).
+Larger tables, a hand holding Foracio's ace and every other policy take the ordinary path (``quick_choice``
+returns play -1).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.rng import bounded
 from simcore.variants.base import FORCED_CARD, FORCED_NONE
 
+ACES = 0xF
 QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
 GREEDY_CARD_SCORE = 1000  # as simcore.policies.kernels
 
@@ -170,9 +172,9 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         wc = ps[WEIGHT + c]
         cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
         captures += cap
-        if forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0):
-            if -wc > best:
-                best_play, best_take, best = play, 0, -wc
+        trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
+        if trail and -wc > best:
+            best_play, best_take, best = play, 0, -wc
         if cap == 0:
             continue
         singles = singles_of(c, table, priority, sum_mask, rank_only)
@@ -205,9 +207,10 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 
 @kernel
 def quick_choice(ps, seat, hand, table, rs, greedy):
-    """(play, take) of ``greedy`` (else ``random``) for the seat, or (-1, 0) when the table is too large."""
+    """(play, take) of ``greedy`` (else ``random``) for the seat, or (-1, 0) when the table is too large or the
+    hand holds a Foracio ace (``rs[5]``: ace_sweeps)."""
     avail = table & rs[2]
-    if popcount(avail) > QUICK_TABLE:
+    if popcount(avail) > QUICK_TABLE or (rs[5] != 0 and (hand & ACES) != 0):
         return -1, 0
     lo, hi = subset_sum_lanes(avail, rs[3])
     if greedy:
