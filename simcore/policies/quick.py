@@ -31,6 +31,16 @@ GREEDY_CARD_SCORE = 1000  # as simcore.policies.kernels
 
 
 @kernel
+def lanes_times(lo, hi, v):
+    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15, without a branch on v."""
+    w = 8 * v
+    small = w < 64
+    s = w & 63
+    cross = ((lo >> ((64 - w) & 63)) & ((1 << s) - 1)) if small else (lo << ((w - 64) & 63))
+    return lo + ((lo << s) if small else 0), hi + ((hi << s) if small else 0) + cross
+
+
+@kernel
 def subset_sum_lanes(avail, value_by_rank):
     """(lo, hi): lane j (8 bits) of lo | hi << 64 = number of subsets of ``avail`` whose values sum to j."""
     lo = 1
@@ -38,12 +48,7 @@ def subset_sum_lanes(avail, value_by_rank):
     while avail != 0:
         c = lowest(avail)
         avail ^= 1 << c
-        w = 8 * card_value(c, value_by_rank)
-        if w < 64:
-            hi = hi + (hi << w) + ((lo >> (64 - w)) & ((1 << w) - 1))
-            lo = lo + (lo << w)
-        else:
-            hi = hi + (lo << (w - 64))
+        lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
     return lo, hi
 
 
