@@ -32,7 +32,7 @@ GREEDY_CARD_SCORE = 1000  # as simcore.policies.kernels
 
 @kernel
 def lanes_times(lo, hi, v):
-    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15, without a branch on v."""
+    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15 (selects; LLVM may still branch)."""
     w = 8 * v
     small = w < 64
     s = w & 63
