@@ -58,7 +58,8 @@ from simcore.kernels.workspace import (
     VIEW,
     seat_space,
 )
-from simcore.policies.kernels import POLICY_MC, choose
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC, POLICY_RANDOM, choose
+from simcore.policies.quick import quick_choice
 from simcore.rng import bounded
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
@@ -246,19 +247,25 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     while t < total_plays:
         seat = (first + t) % players
         side = side_of[seat]
+        play, take, i = -1, 0, 0
         if forced >= 0:
             i = forced
             forced = -1
         else:
             if t > 0 and t % per_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
-            n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
-            if policy_ids[seat] == POLICY_MC:
-                status = DEAL_NEED
-                break
-            i = choose(ps, policy_ids[seat], params, n_moves, seat)
-        play = ps[MOVES + 2 * i]
-        take = ps[MOVES + 2 * i + 1]
+            policy = policy_ids[seat]
+            if policy in (POLICY_RANDOM, POLICY_GREEDY):  # no move list, no view (simcore.policies.quick)
+                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy == POLICY_GREEDY)
+            if play < 0:
+                n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
+                if policy == POLICY_MC:
+                    status = DEAL_NEED
+                    break
+                i = choose(ps, policy, params, n_moves, seat)
+        if play < 0:
+            play = ps[MOVES + 2 * i]
+            take = ps[MOVES + 2 * i + 1]
         gs[HANDS + seat] &= ~play
         seen |= play
         t += 1

@@ -1,0 +1,67 @@
+"""``simcore.policies.quick`` picks the very move ``choose`` picks from the listed moves, with the same draws.
+
+The family loop asks ``quick_choice`` for random and greedy seats instead of listing the moves; on random
+positions of Scopa, Skopa and Foracio (every compulsion rule, with and without single-card priority, tables up
+to the quick limit and beyond) both paths must give the same (play, take) and leave the seat's stream in the same
+state.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from simcore.cards import cards_of
+from simcore.kernels.moves import legal_moves, move_rules
+from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose
+from simcore.policies.quick import QUICK_TABLE, quick_choice
+from simcore.rng import stream_state
+from simcore.variants import get_variant
+
+CASES = [
+    ("scopa", {}),
+    ("scopa", {"forced_capture": "none"}),
+    ("scopa", {"single_card_priority": False}),
+    ("skopa", {}),
+    ("skopa", {"forced_capture": "card", "single_card_priority": True}),
+    ("skopa", {"forced_capture": "none"}),
+    ("foracio", {}),
+    ("foracio", {"forced_capture": "none"}),
+]
+
+
+@pytest.mark.parametrize(("variant", "overrides"), CASES)
+def test_quick_choice_equals_the_listed_choice(variant, overrides):
+    """3,000 random positions per rule set: hands of 1..3 cards (Foracio up to 10), tables of 0..10 cards."""
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve(overrides))
+    rs = move_rules(rules)
+    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+    ps[WEIGHT : WEIGHT + 52] = rules.card_weight
+    params = np.zeros((4, 64))
+    pack = cards_of(rules.pack)
+    rng = random.Random(11)
+    quick = 0
+    for k in range(3000):
+        cards = rng.sample(pack, 24)
+        hand_cards = cards[: rng.randint(1, 10 if variant == "foracio" else 3)]
+        hand = sum(1 << c for c in hand_cards)
+        table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
+        for policy in (POLICY_RANDOM, POLICY_GREEDY):
+            ps[RNG + 1] = stream_state(5, k, 1)
+            play, take = quick_choice(ps, 0, hand, table, rs, policy == POLICY_GREEDY)
+            after_quick = ps[RNG + 1]
+            if play < 0:  # too large a table, or a Foracio ace: the loop lists the moves instead
+                assert bin(table & rs[2]).count("1") > QUICK_TABLE or (rs[5] and hand & 0xF)
+                continue
+            quick += 1
+            ps[RNG + 1] = stream_state(5, k, 1)
+            n = legal_moves(seat_space(ps), hand, table, rs)
+            i = choose(ps, policy, params, n, 0)
+            expected = (int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1]))
+            assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
+            assert ps[RNG + 1] == after_quick
+    assert quick > 3000  # most positions take the quick path
