@@ -516,7 +516,7 @@ def test_chunk_lists_do_not_grow_with_games(tmp_path, monkeypatch):
     manifest = {"chunks_done": [0, 1]}
     seen = []
 
-    def first_chunk(config, games, trace=False):
+    def first_chunk(config, games, **kwargs):
         seen.append(int(games[0]))
         raise FirstChunkPlayedError
 
