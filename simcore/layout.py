@@ -303,9 +303,6 @@ def _check_slot(part: Path, blob: dict[str, Any], index: int, expected: range, r
 
 def _game_bounds(part: Path, file_meta: Any) -> tuple[int, int] | None:
     """Smallest and largest ``game`` of a part: from the Parquet statistics, or from the rows without them."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
     names = file_meta.schema.names
     if "game" not in names or file_meta.num_rows == 0:
         return None
@@ -314,6 +311,9 @@ def _game_bounds(part: Path, file_meta: Any) -> tuple[int, int] | None:
     for rg in range(file_meta.num_row_groups):
         stats = file_meta.row_group(rg).column(column).statistics
         if stats is None or not stats.has_min_max:
+            import pyarrow.compute as pc  # only here: it takes longer to import than the check takes
+            import pyarrow.parquet as pq
+
             span = pc.min_max(pq.read_table(part, columns=["game"])["game"])
             return int(span["min"].as_py()), int(span["max"].as_py())
         lows.append(stats.min)
