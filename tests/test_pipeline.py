@@ -8,8 +8,11 @@ stops, write errors and interruptions by what the folder holds afterwards.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from simcore.errors import OutputError
 from simcore.layout import LOCK
 from simcore.results import RunWriter
 
+ROOT = Path(__file__).resolve().parents[1]
 CHUNK = 1000
 WAIT = 120  # seconds: a bound that only a broken pipeline reaches (it would otherwise wait forever)
 
@@ -268,3 +272,60 @@ def test_observers_see_every_chunk_in_order_with_its_tables(tmp_path):
     _, deals = rows(tmp_path / "run")
     assert [k for k, _, _ in seen] == [0, 1, 2, 3] and all(g == CHUNK for _, g, _ in seen)
     assert sum(d for _, _, d in seen) == len(deals)
+
+
+def summary_text(config: RunConfig, result, counts=None) -> str:
+    from rich.console import Console
+
+    from cli import render
+
+    console = Console(file=io.StringIO(), width=render.WIDE, soft_wrap=True)
+    render.print_run_summary(console, config, result, counts)
+    return console.file.getvalue()
+
+
+def test_the_summary_counted_while_writing_is_the_summary_of_the_files(tmp_path):
+    from cli import render
+
+    counts = render.ChunkCounts(config())
+    with api.open_run(config(), tmp_path / "run") as writer:
+        result = api.run_chunks(writer, observers=(counts,))
+    assert counts.chunks == {0, 1, 2, 3}
+    streamed = summary_text(config(), result, counts)
+    assert streamed == summary_text(config(), result) and "4,000 games" in streamed
+
+
+def test_after_a_resume_the_summary_reads_the_files(tmp_path, monkeypatch):
+    from cli import render
+
+    path = tmp_path / "run"
+    played = []
+
+    def progress(n):  # interrupted while chunk 2 plays: chunks 0 and 1 are written
+        played.append(n)
+        if sum(played) > 2 * CHUNK:
+            raise InterruptedRunError
+
+    with pytest.raises(InterruptedRunError):
+        api.simulate(config(), path, progress=progress)
+    counts = render.ChunkCounts(config())
+    with api.open_run(config(), path, resume=True) as writer:
+        result = api.run_chunks(writer, observers=(counts,))
+    assert result.resumed and counts.chunks < {0, 1, 2, 3}
+    fresh = tmp_path / "fresh"
+    whole_result = api.simulate(config(), fresh)
+    resumed_text = summary_text(config(), result, counts).replace(f" ({result.games_played:,} in this call)", "")
+    # the same tables; the last lines (speed, folder) differ
+    assert resumed_text.split("\n")[:-4] == summary_text(config(), whole_result).split("\n")[:-4]
+
+
+def test_simulate_imports_neither_pandas_nor_scipy_stats(tmp_path):
+    code = (
+        "import atexit, sys; from cli.app import main; "
+        "atexit.register(lambda: print(sorted(m for m in ('pandas', 'scipy.stats') if m in sys.modules), "
+        "file=sys.stderr)); sys.argv = ['scopasim', *sys.argv[1:]]; main()"
+    )
+    args = ["simulate", "--games", "300", "--chunk-size", "100", "--seed", "1", "--quiet", "--out", tmp_path / "r"]
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]" and "Win rates" in done.stdout
