@@ -329,3 +329,21 @@ def test_simulate_imports_neither_pandas_nor_scipy_stats(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, *map(str, args)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "[]" and "Win rates" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stream", "text"),
+    [
+        (["--version"], 0, "stdout", "scopasim "),
+        (["simulate", "--games", "0"], 1, "stderr", "error: games must be"),
+        (["simulate", "--no-such-option"], 2, "stderr", "error: "),
+        (["variants"], 0, "stdout", "scopa"),
+    ],
+)
+def test_the_quick_exit_keeps_exit_codes_and_output(args, code, stream, text):
+    """``cli.app.main`` ends the process with ``os._exit`` after the exit handlers and a flush: what a real
+    process prints and its exit code are those of a normal exit."""
+    code_line = "import sys; from cli.app import main; sys.argv = ['scopasim', *sys.argv[1:]]; main()"
+    done = subprocess.run([sys.executable, "-c", code_line, *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == code, done.stderr
+    assert text in getattr(done, stream) and "Traceback" not in done.stderr
