@@ -5,8 +5,8 @@ differences) is a small integer, so a sample of any size is summed up exactly by
 :class:`IntHist` is filled one part file at a time and gives the sample's mean, variance and percentiles exactly
 as numpy would from the whole array (sums are kept in Python integers, so nothing is lost to rounding), in memory
 that does not grow with the run. The t interval of a mean and Welch's t for a difference of means are computed
-from these moments with scipy's t distribution, the same formulas as ``scipy.stats.ttest_1samp`` and
-``ttest_ind(equal_var=False)``.
+from these moments with scipy's t distribution (through ``analysis.special``, without importing scipy.stats), the
+same formulas as ``scipy.stats.ttest_1samp`` and ``ttest_ind(equal_var=False)``.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ class IntHist:
 
 def hist_interval(hist: IntHist, level: float = 0.95, popmean: float = 0.0) -> dict[str, Any]:
     """:func:`analysis.stats.mean_interval` of the sample ``hist`` counts (same keys, same conventions)."""
-    from scipy import stats
+    from analysis.special import t_ppf, t_sf
 
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level!r}")
@@ -145,14 +145,14 @@ def hist_interval(hist: IntHist, level: float = 0.95, popmean: float = 0.0) -> d
         return {**out, "ci_low": mean, "ci_high": mean, "p_value": 1.0 if mean == popmean else 0.0}
     se = std / math.sqrt(n)
     t = (mean - popmean) / se
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1)) * se
-    p_value = float(2 * stats.t.sf(abs(t), n - 1))
+    half = t_ppf(0.5 + level / 2, n - 1) * se
+    p_value = 2 * t_sf(abs(t), n - 1)
     return {**out, "ci_low": mean - half, "ci_high": mean + half, "p_value": min(p_value, 1.0)}
 
 
 def hist_difference(a: IntHist, b: IntHist, level: float = 0.95) -> dict[str, float]:
     """:func:`analysis.balance.mean_difference` (``mean(b) - mean(a)``, Welch's t) of two counted samples."""
-    from scipy import stats
+    from analysis.special import t_ppf, t_sf
 
     if min(a.n, b.n) < 2:
         return {"difference": math.nan, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
@@ -163,6 +163,6 @@ def hist_difference(a: IntHist, b: IntHist, level: float = 0.95) -> dict[str, fl
     va, vb = a.var / a.n, b.var / b.n
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (a.n - 1) + vb**2 / (b.n - 1))
-    half = float(stats.t.ppf(0.5 + level / 2, df)) * se
-    p_value = float(2 * stats.t.sf(abs(diff / se), df))
+    half = t_ppf(0.5 + level / 2, df) * se
+    p_value = 2 * t_sf(abs(diff / se), df)
     return {"difference": diff, "ci_low": diff - half, "ci_high": diff + half, "p_value": min(p_value, 1.0)}

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simcore.errors import OutputError
 from simcore.layout import TABLES, check_part, part_index, part_name, read_manifest
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: reading a run part by part does without it
+    import pandas as pd
 
 
 def seat_sides(players: int) -> np.ndarray:
@@ -102,6 +104,8 @@ class Run:
         frame = self._frames[table]
         if frame is None:
             if table not in self._parts:
+                import pandas as pd
+
                 return pd.DataFrame()
             frame = _read_table(self._parts[table], table, self.manifest, self._columns.get(table))
             self._frames[table] = frame

@@ -1,26 +1,38 @@
 """The questions asked of every run, each answered with its uncertainty: who wins, whether leading or dealing first
 helps, and where a deal's points come from.
 
-Intervals and tests come from scipy: Wilson score intervals for win rates (good coverage near 0 and 1 and for small
+Intervals and tests are scipy's: Wilson score intervals for win rates (good coverage near 0 and 1 and for small
 counts, where the normal approximation is poor), exact two-sided binomial tests for an opening advantage, and
 Student t intervals for mean per-deal differences (scipy's t distribution on the exact moments of the counted
 sample, ``analysis.hist``: the numbers of ``ttest_1samp`` without holding the sample). Win rates come from the
-counts of games by opening seats and winner (``analysis.games``). ``scipy.stats`` is imported inside the functions
-because it takes longer to import than everything else in this package together.
+counts of games by opening seats and winner (``analysis.games``). The Wilson intervals and binomial tests are
+computed by ``analysis.special`` (scipy.stats' numbers to the last bit, from the scipy.special functions it calls),
+because ``scipy.stats`` takes longer to import than everything else in this package together; it is imported
+only by :func:`mean_interval`. pandas is imported where a DataFrame is made: the ``*_rows`` functions give the
+same numbers as plain rows (what the summary of ``scopasim simulate`` prints).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from analysis import special
 from analysis.deals import deal_stats
 from analysis.games import game_stats, outcome_stats
 from analysis.hist import hist_interval
 from analysis.load import Run
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def level_text(level: float) -> str:
+    """How labels name a confidence level: ``0.9`` -> ``90%``, ``0.995`` -> ``99.5%`` (``analysis.tables`` and
+    the summary of ``scopasim simulate`` use it)."""
+    return f"{round(level * 100, 6):g}%"
 
 
 def win_rate(wins: int, n: int, level: float = 0.95) -> dict[str, Any]:
@@ -28,8 +40,6 @@ def win_rate(wins: int, n: int, level: float = 0.95) -> dict[str, Any]:
 
     With ``n == 0`` the rate and interval are NaN.
     """
-    from scipy import stats
-
     wins, n = int(wins), int(n)
     if n < 0 or not 0 <= wins <= n:
         raise ValueError(f"need 0 <= wins <= n, got wins={wins}, n={n}")
@@ -37,8 +47,8 @@ def win_rate(wins: int, n: int, level: float = 0.95) -> dict[str, Any]:
         raise ValueError(f"level must be between 0 and 1, got {level!r}")
     if n == 0:
         return {"wins": 0, "games": 0, "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    ci = stats.binomtest(wins, n).proportion_ci(confidence_level=level, method="wilson")
-    return {"wins": wins, "games": n, "rate": wins / n, "ci_low": float(ci.low), "ci_high": float(ci.high)}
+    low, high = special.wilson_interval(wins, n, level)  # scipy's binomtest(...).proportion_ci(method="wilson")
+    return {"wins": wins, "games": n, "rate": wins / n, "ci_low": low, "ci_high": high}
 
 
 def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
@@ -47,6 +57,13 @@ def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
     Partners share a side, so with 4 players seats 0 and 2 (and 1 and 3) show the same wins. A game without a
     winner (``winner == -1``, which a finished run should not hold) counts as a loss for every seat.
     """
+    import pandas as pd
+
+    return pd.DataFrame(seat_win_rows(run, level))
+
+
+def seat_win_rows(run: Run, level: float = 0.95) -> list[dict[str, Any]]:
+    """:func:`seat_win_rates` as a list of rows (no pandas)."""
     counts = outcome_stats(run).counts.sum(axis=(0, 1))  # games by winner + 1
     n = int(counts.sum())
     rows = []
@@ -59,7 +76,7 @@ def seat_win_rates(run: Run, level: float = 0.95) -> pd.DataFrame:
                 **win_rate(int(counts[side + 1]), n, level),
             }
         )
-    return pd.DataFrame(rows)
+    return rows
 
 
 def opening_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
@@ -70,17 +87,22 @@ def opening_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     1 / number of sides, the rate with no advantage. With 2 sides (2 players or 4 in partnerships) the two rows
     are complements of each other, since the dealer's side never leads and every game has a winner.
     """
-    from scipy import stats
+    import pandas as pd
 
+    return pd.DataFrame.from_dict(opening_rows(run, level), orient="index")
+
+
+def opening_rows(run: Run, level: float = 0.95) -> dict[str, dict[str, Any]]:
+    """:func:`opening_advantage` as rows by label (no pandas)."""
     outcomes = outcome_stats(run)
     seats = list(range(run.players))
     expected = 1.0 / run.n_sides
     rows = {}
     for label, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
         wins, n = outcomes.wins(column, seats, run.seat_side)
-        p_value = stats.binomtest(wins, n, expected).pvalue if n else math.nan
+        p_value = special.binomtest_pvalue(wins, n, expected) if n else math.nan
         rows[label] = {**win_rate(wins, n, level), "expected": expected, "p_value": float(p_value)}
-    return pd.DataFrame.from_dict(rows, orient="index")
+    return rows
 
 
 def points_per_deal(run: Run, level: float = 0.95) -> pd.DataFrame:
@@ -94,6 +116,13 @@ def points_per_deal(run: Run, level: float = 0.95) -> pd.DataFrame:
     opponent with 4 players in partnerships, another seat and therefore another side otherwise). The deals
     table is read part by part (:func:`analysis.deals.deal_stats`).
     """
+    import pandas as pd
+
+    return pd.DataFrame.from_dict(points_rows(run, level), orient="index").rename_axis("category")
+
+
+def points_rows(run: Run, level: float = 0.95) -> dict[str, dict[str, float]]:
+    """:func:`points_per_deal` as rows by category (no pandas)."""
     d = deal_stats(run)
     n = d.deals
     rows = {}
@@ -106,7 +135,7 @@ def points_per_deal(run: Run, level: float = 0.95) -> pd.DataFrame:
             "difference": diff["mean"],
             "half_width": (diff["ci_high"] - diff["ci_low"]) / 2,
         }
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("category")
+    return rows
 
 
 def run_summary(run: Run, level: float = 0.95) -> dict[str, Any]:
@@ -156,15 +185,13 @@ ROLES = (("first player", "first_player"), ("first dealer", "first_dealer"))
 def _opening_rows(run: Run, groups: list[tuple[str, str, list[int]]], level: float) -> list[dict[str, Any]]:
     """Win-rate rows for (role, group, seats) triples: how often the role's side won the games whose role (first
     player or first dealer) sat in one of ``seats``."""
-    from scipy import stats
-
     outcomes = outcome_stats(run)
     expected = 1.0 / run.n_sides
     column = dict(ROLES)
     rows = []
     for role, group, seats in groups:
         wins, n = outcomes.wins(column[role], seats, run.seat_side)
-        p_value = float(stats.binomtest(wins, n, expected).pvalue) if n else math.nan
+        p_value = special.binomtest_pvalue(wins, n, expected) if n else math.nan
         rows.append(
             {"role": role, "group": group, **win_rate(wins, n, level), "expected": expected, "p_value": p_value}
         )
@@ -187,6 +214,8 @@ def seat_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
         groups += [(role, f"seat {s}", [s]) for s in seats]
         if run.players == 4:  # otherwise a side is a seat
             groups += [(role, f"side {k}", [s for s in seats if run.seat_side[s] == k]) for k in range(run.n_sides)]
+    import pandas as pd
+
     return pd.DataFrame(_opening_rows(run, groups, level))
 
 
@@ -210,6 +239,8 @@ def pairing_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
             seats = [s for s in range(run.players) if run.seat_side[s] == k]
             by_pairing[pairing] = by_pairing.get(pairing, []) + seats
         groups += [(role, pairing, seats) for pairing, seats in by_pairing.items()]
+    import pandas as pd
+
     return pd.DataFrame(_opening_rows(run, groups, level)).rename(columns={"group": "pairing"})
 
 
@@ -227,7 +258,7 @@ def deal_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
 
     Columns ``measure``, ``estimate``, ``ci_low``, ``ci_high``, ``n``, ``expected``, ``p_value``.
     """
-    from scipy import stats
+    import pandas as pd
 
     margin = deal_stats(run).diff["points"]
     rows = []
@@ -236,7 +267,7 @@ def deal_advantage(run: Run, level: float = 0.95) -> pd.DataFrame:
     decided = margin.n - margin.count(0, 0)
     wins = margin.count(1)
     r = win_rate(wins, decided, level)
-    p_value = float(stats.binomtest(wins, decided, 0.5).pvalue) if decided else math.nan
+    p_value = special.binomtest_pvalue(wins, decided, 0.5) if decided else math.nan
     rows.append(_measure("deals won by the leader", r["rate"], r, decided, 0.5, p_value))
     g = hist_interval(game_stats(run).first_margin, level)
     rows.append(_measure("final margin of the first player", g["mean"], g, g["n"], 0.0, g["p_value"]))

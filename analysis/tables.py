@@ -21,7 +21,14 @@ import pandas as pd
 
 from analysis.balance import category_table, compare_runs, game_shape
 from analysis.load import Run
-from analysis.stats import deal_advantage, pairing_advantage, points_per_deal, seat_advantage, seat_win_rates
+from analysis.stats import (
+    deal_advantage,
+    level_text,
+    pairing_advantage,
+    points_per_deal,
+    seat_advantage,
+    seat_win_rates,
+)
 
 #: Table name -> (title, caption), in the order they are shown; ``{level}`` is the confidence level (``90%``),
 #: filled in by :func:`titles`.
@@ -82,11 +89,6 @@ TITLES: dict[str, tuple[str, str]] = {
         "Newcombe's with the score test for rates, Welch's t for means",
     ),
 }
-
-
-def level_text(level: float) -> str:
-    """How labels name a confidence level: ``0.9`` -> ``90%``, ``0.995`` -> ``99.5%``."""
-    return f"{round(level * 100, 6):g}%"
 
 
 def titles(level: float = 0.95) -> dict[str, tuple[str, str]]:

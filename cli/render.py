@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -94,21 +95,69 @@ def progress_bar(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
         yield lambda n: progress.advance(task, n)
 
 
-def _rate(row: Any) -> tuple[str, str]:
-    return f"{row.rate:.2%}", f"{row.ci_low:.2%}–{row.ci_high:.2%}"
+def _rate(row: dict[str, Any]) -> tuple[str, str]:
+    return f"{row['rate']:.2%}", f"{row['ci_low']:.2%}–{row['ci_high']:.2%}"
 
 
 SUMMARY_LEVEL = 0.95  # the level of the simulate summary's intervals (``scopasim analyze --level`` for others)
 
 
-def print_run_summary(console: Console, config: RunConfig, result: RunResult) -> None:
-    """Win rates with 95% intervals, mean points per deal by category, speed and where the data went."""
-    from analysis import load_run, opening_advantage, points_per_deal, seat_win_rates
-    from analysis.games import game_stats
-    from analysis.tables import level_text
+class ChunkCounts:
+    """What the run summary counts, gathered from each chunk's tables as the writer thread writes them.
 
-    # Both tables are read part by part, so memory stays flat in the run's size.
+    An observer of ``api.run_chunks``: it feeds each chunk's tables, in chunk order, to the very accumulators the
+    analysis fills from the part files (``analysis.games``, ``analysis.deals``), so the summary need not read the
+    run again and its numbers are those of ``scopasim analyze``. It only stands in for the files when it has
+    seen exactly the chunks the run holds (not after a resume: the summary then reads the files).
+    """
+
+    def __init__(self, config: RunConfig):
+        from analysis.deals import DealStats
+        from analysis.games import GameStats, OutcomeStats
+        from analysis.load import seat_sides
+
+        players, sides = config.players, len(config.spec.sides(config.players))
+        self.chunks: set[int] = set()
+        self.outcomes = OutcomeStats(np.zeros((players, players, sides + 1), np.int64))
+        self.games = GameStats(sides, seat_sides(players))
+        self.deals = DealStats(list(config.spec.categories), sides)
+
+    def __call__(self, index: int, games: Any, deals: Any) -> None:
+        self.outcomes.add(_columns(games, self.outcomes.COLUMNS))
+        self.games.add(_columns(games, self.games.columns))
+        self.deals.add(_columns(deals, self.deals.columns))
+        self.chunks.add(index)
+
+    def give(self, run: Any) -> None:
+        """Let ``run`` use these counts instead of reading its files, if they are of exactly its chunks."""
+        if self.chunks == set(run.manifest["chunks_done"]):
+            run.cached("outcome_stats", lambda: self.outcomes)
+            run.cached("game_stats", lambda: self.games)
+            run.cached("deal_stats", lambda: self.deals)
+
+
+def _columns(table: Any, names: Any) -> dict[str, np.ndarray]:
+    from simcore.layout import column_array  # not ``to_numpy``, which imports pandas
+
+    return {name: column_array(table, name) for name in names}
+
+
+def print_run_summary(
+    console: Console, config: RunConfig, result: RunResult, counts: ChunkCounts | None = None
+) -> None:
+    """Win rates with 95% intervals, mean points per deal by category, speed and where the data went.
+
+    ``counts``, gathered while the run was written, spare reading the run again; without them the tables are
+    read part by part, so memory stays flat in the run's size either way. Neither pandas nor scipy.stats is
+    imported (``analysis.special``): a summary of a few games costs little next to the run.
+    """
+    from analysis.games import game_stats
+    from analysis.load import load_run
+    from analysis.stats import level_text, opening_rows, points_rows, seat_win_rows
+
     run = load_run(result.path)
+    if counts is not None:
+        counts.give(run)
     level = level_text(SUMMARY_LEVEL)
     wins = Table(
         title=f"Win rates ({level} Wilson intervals)",
@@ -119,13 +168,12 @@ def print_run_summary(console: Console, config: RunConfig, result: RunResult) ->
     )
     for col in ("", "policy", "wins", "games", "win rate", f"{level} CI", "p"):
         wins.add_column(col, justify="left" if col in ("", "policy") else "right")
-    for row in seat_win_rates(run, SUMMARY_LEVEL).itertuples():
-        wins.add_row(f"seat {row.seat}", row.policy, f"{row.wins:,}", f"{row.games:,}", *_rate(row), "")
-    for row in opening_advantage(run, SUMMARY_LEVEL).itertuples():
-        wins.add_row(row.Index, "", f"{row.wins:,}", f"{row.games:,}", *_rate(row), f"{row.p_value:.2g}")
+    for row in seat_win_rows(run, SUMMARY_LEVEL):
+        wins.add_row(f"seat {row['seat']}", row["policy"], f"{row['wins']:,}", f"{row['games']:,}", *_rate(row), "")
+    for name, row in opening_rows(run, SUMMARY_LEVEL).items():
+        wins.add_row(name, "", f"{row['wins']:,}", f"{row['games']:,}", *_rate(row), f"{row['p_value']:.2g}")
     print_table(console, wins)
 
-    points = points_per_deal(run, SUMMARY_LEVEL)
     table = Table(
         title="Mean points per deal",
         title_justify="left",
@@ -136,13 +184,13 @@ def print_run_summary(console: Console, config: RunConfig, result: RunResult) ->
     table.add_column("category")
     for col in ("leader's side", "dealer's side", f"difference ± {level} CI", "any side"):
         table.add_column(col, justify="right")
-    for name, row in points.iterrows():
+    for name, row in points_rows(run, SUMMARY_LEVEL).items():
         table.add_row(
             str(name),
-            f"{row.leader_side:.3f}",
-            f"{row.dealer_side:.3f}",
-            f"{row.difference:+.3f} ± {row.half_width:.3f}",
-            f"{row.all_sides:.3f}",
+            f"{row['leader_side']:.3f}",
+            f"{row['dealer_side']:.3f}",
+            f"{row['difference']:+.3f} ± {row['half_width']:.3f}",
+            f"{row['all_sides']:.3f}",
         )
     print_table(console, table)
 

@@ -10,12 +10,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
+
+if TYPE_CHECKING:
+    from simcore.pipeline import ChunkObserver
 
 ProgressFn = Callable[[int], None]
 # Called after each chunk with the run writer: a reason to stop early (a non-empty string, or True for "early"),
@@ -95,30 +98,42 @@ def open_run(config: RunConfig, out: Path, *, overwrite: bool = False, resume: b
 
 
 def run_chunks(
-    writer, progress: ProgressFn | None = None, stop: StopFn | None = None, cluster: str | None = None
+    writer,
+    progress: ProgressFn | None = None,
+    stop: StopFn | None = None,
+    cluster: str | None = None,
+    observers: tuple[ChunkObserver, ...] = (),
 ) -> RunResult:
     """Play the chunks a run folder still lacks, write them, and mark the run complete.
+
+    Chunk k+1 is played while chunk k is written, on one writer thread (``simcore.pipeline``): at most two chunks
+    are in memory, and every guarantee of ``simcore.results`` holds.
 
     ``progress`` is called with numbers of games that add up to the games of the run: first with the games
     already done when resuming, before any new work, so a progress bar can start where the run stands; then, as
     games finish inside each chunk, with the games finished since the last call (on a cluster: per chunk).
 
     ``stop``, when given, is called with the writer after each chunk is written (its manifest then lists every
-    chunk done). A true result ends the run there: the manifest is marked complete with ``games_written`` (the
-    rows written) and ``stopped`` (the result if it is a string, else ``"early"``). A stop after the last chunk
-    ends nothing early and records no ``stopped``. Chunks run in order, so an early stop keeps games 0..n-1.
+    chunk done), on the writer thread, while the next chunk plays. A true result ends the run there: the chunk
+    being played is stopped and dropped, and the manifest is marked complete with ``games_written`` (the rows
+    written) and ``stopped`` (the result if it is a string, else ``"early"``). A stop after the last chunk ends
+    nothing early and records no ``stopped``. Chunks are written in order, so an early stop keeps games 0..n-1.
+
+    ``observers`` are called on the writer thread with ``(chunk index, games table, deals table)`` after each
+    chunk is recorded, in chunk order (the CLI's summary counts the chunks as they are written).
 
     ``cluster`` (``local:N`` or ``tcp://host:port``) runs the chunks as Dask tasks (``simcore.executors``).
 
-    The writer is closed (its lock released) when this returns or raises, Ctrl-C included.
+    The writer is closed (its lock released) when this returns or raises, Ctrl-C included, and only after the
+    writer thread has ended.
     """
     with writer:
-        return _run_chunks(writer, progress, stop, cluster)
+        return _run_chunks(writer, progress, stop, cluster, observers)
 
 
-def _run_chunks(writer, progress: ProgressFn | None, stop: StopFn | None, cluster: str | None) -> RunResult:
-    from simcore.results import deals_table, games_table
-
+def _run_chunks(
+    writer, progress: ProgressFn | None, stop: StopFn | None, cluster: str | None, observers: tuple
+) -> RunResult:
     config = writer.config
     todo = writer.chunks_todo  # generated lazily: a run of 10**12 games lists no 10**12 / chunk_size indices
     left = writer.chunks_left
@@ -126,25 +141,17 @@ def _run_chunks(writer, progress: ProgressFn | None, stop: StopFn | None, cluste
     if progress and done_games:
         progress(done_games)
     start = time.perf_counter()
-    played = 0
-    stopped: str | None = None
     if cluster is not None:
         from simcore.executors import run_on_cluster
 
         if stop is not None:
             raise ConfigError("--precision cannot be combined with --cluster (chunks finish out of order)")
+        if observers:
+            raise ConfigError("chunk observers need the chunks written by this process, not on a cluster")
         run_on_cluster(writer, todo, cluster, progress)
-        played = config.games - done_games
-        todo = iter(())
-    for k, index in enumerate(todo):
-        games = np.arange(config.chunk_range(index).start, config.chunk_range(index).stop, dtype=np.int64)
-        result = play_chunk(config, games, progress=progress)
-        writer.write_chunk(index, games_table(config, games, result), deals_table(config, games, result))
-        played += len(games)
-        reason = stop(writer) if stop is not None else None
-        if reason and k < left - 1:
-            stopped = reason if isinstance(reason, str) else "early"
-            break
+        played, stopped = config.games - done_games, None
+    else:
+        played, stopped = _play_and_write(writer, todo, left, progress, stop, observers)
     elapsed = time.perf_counter() - start
     written = done_games + played
     stats: dict[str, Any] = {
@@ -156,6 +163,41 @@ def _run_chunks(writer, progress: ProgressFn | None, stop: StopFn | None, cluste
         stats["stopped"] = stopped
     writer.finish(stats)
     return RunResult(writer.path, written, played, elapsed, resumed=done_games > 0, stopped=stopped)
+
+
+def _play_and_write(
+    writer, todo: Iterable[int], left: int, progress: ProgressFn | None, stop: StopFn | None, observers: tuple
+) -> tuple[int, str | None]:
+    """Play the chunks ``todo`` here while a :class:`ChunkWriter` writes the previous one; returns the games
+    written and the stop's reason (None when every chunk was played)."""
+    from simcore.pipeline import ChunkWriter
+
+    config = writer.config
+    chunk_writer = ChunkWriter(writer, left, stop, observers)
+    try:
+        for index in todo:
+            chunk = config.chunk_range(index)
+            games = np.arange(chunk.start, chunk.stop, dtype=np.int64)
+            try:
+                result = play_chunk(config, games, progress=progress, stop=chunk_writer.halt)
+            except Exception as exc:
+                if chunk_writer.halt.is_set() and _stopped(exc):
+                    break  # the stop asked to end after the chunk before, or its writing failed (raised below)
+                raise
+            if not chunk_writer.submit(index, games, result):
+                break
+            del result  # the writer thread holds the chunk now
+    except BaseException:
+        chunk_writer.close(interrupted=True)
+        raise
+    chunk_writer.close()
+    return chunk_writer.games_written, chunk_writer.stopped
+
+
+def _stopped(exc: Exception) -> bool:
+    from simcore.engine import StoppedError  # imported here: the engine is loaded by then
+
+    return isinstance(exc, StoppedError)
 
 
 def simulate(

@@ -109,28 +109,50 @@ def metadata_blob(config: RunConfig, table: str, index: int) -> bytes:
     ).encode()
 
 
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A numeric or boolean numpy array as an Arrow array (no copy for numbers).
+
+    ``pa.array`` would give the same array, but it imports pandas (about 0.2 s) to check for pandas types: the
+    writer never holds any, so it builds the arrays from their buffers.
+    """
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def _strings(values: list[str]) -> pa.Array:
+    """A list of strings as an Arrow string array (built from its buffers, for the reason of :func:`_arrow`)."""
+    encoded = [v.encode() for v in values]
+    offsets = np.zeros(len(encoded) + 1, np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), data])
+
+
 def _dictionary(values: list[str], n: int) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)), pa.array(values))
+    return pa.DictionaryArray.from_arrays(_arrow(np.zeros(n, np.int8)), _strings(values))
 
 
 def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table:
     """One row per game."""
     n = len(games)
     cols: dict[str, pa.Array] = {
-        "game": pa.array(games.astype(np.int64)),
-        "seed": pa.array(np.full(n, config.seed, np.int64)),
-        "first_dealer": pa.array(out.first_dealer),
-        "first_player": pa.array(((out.first_dealer.astype(np.int16) + 1) % config.players).astype(np.int8)),
+        "game": _arrow(games.astype(np.int64)),
+        "seed": _arrow(np.full(n, config.seed, np.int64)),
+        "first_dealer": _arrow(out.first_dealer),
+        "first_player": _arrow(((out.first_dealer.astype(np.int16) + 1) % config.players).astype(np.int8)),
     }
     for seat, label in enumerate(config.policies):
         cols[f"policy_{seat}"] = _dictionary([label], n)
-    cols["winner"] = pa.array(out.winner)
+    cols["winner"] = _arrow(out.winner)
     for side in range(out.totals.shape[1]):
-        cols[f"total_{side}"] = pa.array(out.totals[:, side])
-    cols["deals"] = pa.array(out.n_deals)
-    cols["plays"] = pa.array(out.n_plays)
-    cols["redeals"] = pa.array(out.redeals)
-    cols["mid_deal"] = pa.array(out.mid_deal.astype(bool))
+        cols[f"total_{side}"] = _arrow(out.totals[:, side])
+    cols["deals"] = _arrow(out.n_deals)
+    cols["plays"] = _arrow(out.n_plays)
+    cols["redeals"] = _arrow(out.redeals)
+    cols["mid_deal"] = _arrow(out.mid_deal.astype(bool))
     return pa.table(cols)
 
 
@@ -150,20 +172,20 @@ def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
         seat_side[seats] = s_idx
     points = out.deal_points[g_rep, d_rep, side]  # [rows * sides, categories]
     cols: dict[str, pa.Array] = {
-        "game": pa.array(games.astype(np.int64)[g_rep]),
-        "deal": pa.array(d_rep.astype(np.int16)),
-        "side": pa.array(side),
-        "dealer": pa.array(dealer),
-        "leader": pa.array(leader),
-        "dealt": pa.array(seat_side[dealer] == side),
-        "led": pa.array(seat_side[leader] == side),
+        "game": _arrow(games.astype(np.int64)[g_rep]),
+        "deal": _arrow(d_rep.astype(np.int16)),
+        "side": _arrow(side),
+        "dealer": _arrow(dealer),
+        "leader": _arrow(leader),
+        "dealt": _arrow(seat_side[dealer] == side),
+        "led": _arrow(seat_side[leader] == side),
     }
     for k, cat in enumerate(config.spec.categories):
-        cols[cat] = pa.array(points[:, k])
-    cols["points"] = pa.array(points.sum(axis=1, dtype=np.int16))
-    cols["sweeps"] = pa.array(out.deal_sweeps[g_rep, d_rep, side])
-    cols["cards_taken"] = pa.array(out.deal_cards[g_rep, d_rep, side])
-    cols["total"] = pa.array(out.deal_totals[g_rep, d_rep, side])
+        cols[cat] = _arrow(points[:, k])
+    cols["points"] = _arrow(points.sum(axis=1, dtype=np.int16))
+    cols["sweeps"] = _arrow(out.deal_sweeps[g_rep, d_rep, side])
+    cols["cards_taken"] = _arrow(out.deal_cards[g_rep, d_rep, side])
+    cols["total"] = _arrow(out.deal_totals[g_rep, d_rep, side])
     return pa.table(cols)
 
 

@@ -221,8 +221,7 @@ def test_simulate_summary_and_balance_stream(tmp_path, monkeypatch):
     result = runner.invoke(app, ["simulate", "-n", "600", "--chunk-size", "200", "--seed", "1", "-q",
                                  "--out", str(tmp_path / "run")])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert reads.rows("games") and set(reads.rows("games")) == {200}
-    assert len(reads.rows("deals")) == 3  # one pass over the deals table, a part at a time
+    assert reads.rows("games") == reads.rows("deals") == []  # the summary was counted as the chunks were written
     reads.calls.clear()
     result = runner.invoke(app, ["balance", "--vary", "target=11,16", "-n", "400", "--chunk-size", "200",
                                  "--seed", "2", "-q", "--out", str(tmp_path / "grid")])  # fmt: skip

@@ -111,16 +111,18 @@ def simulate(
             from analysis.precision import PrecisionStop  # pandas and pyarrow: only when asked for
 
             stop = PrecisionStop(precision)
+        counts = render.ChunkCounts(config) if cluster is None else None  # the summary, counted as chunks are written
         loading = "loading the kernels (the first run compiles them: about 40 s)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
         with render.progress_bar(config.games, quiet) as advance:
             try:
-                result = api.run_chunks(writer, progress=advance, stop=stop, cluster=cluster)
+                observers = (counts,) if counts is not None else ()
+                result = api.run_chunks(writer, progress=advance, stop=stop, cluster=cluster, observers=observers)
             except KeyboardInterrupt:
                 typer.echo(f"interrupted: {out} is incomplete; finish it with --resume --out {out}", err=True)
                 raise
-    render.print_run_summary(render.console(), config, result)
+    render.print_run_summary(render.console(), config, result, counts)
     if stop is not None:
         stop.update(writer)
         typer.echo(precision_message(stop, result.stopped, config.games))
