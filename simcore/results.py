@@ -412,11 +412,16 @@ class RunWriter:
             writer._save({**manifest, "chunks_done": [i for i in manifest["chunks_done"] if i not in redo]})
         for name in TABLES:
             (path / name).mkdir(exist_ok=True)  # a table folder deleted by hand: its chunks were found damaged
-        for folder in (path, *(path / name for name in TABLES)):  # temporaries of writers that died
+        writer._sweep_temporaries()
+        return writer
+
+    def _sweep_temporaries(self) -> None:
+        """Delete the temporaries of writers that died mid-write (a killed process or Dask worker): only the lock
+        holder calls this, when no writer of its own is running, so every temporary left is an orphan."""
+        for folder in (self.path, *(self.path / name for name in TABLES)):
             for entry in folder.iterdir():
                 if is_temporary(entry.name):
-                    entry.unlink()
-        return writer
+                    _unlink_quietly(entry)
 
     def _check_chunk(self, index: int) -> dict[Path, str]:
         """The part files of a chunk that are missing, unreadable, of another run or slot, with the reason."""
@@ -480,7 +485,8 @@ class RunWriter:
         self._save({**self.manifest, "chunks_done": sorted({*self.manifest["chunks_done"], index})})
 
     def finish(self, stats: dict[str, Any]) -> None:
-        """Mark the run complete, with its timings."""
+        """Mark the run complete, with its timings, after sweeping away what killed workers left half-written."""
+        self._sweep_temporaries()
         finished = datetime.now(UTC).isoformat(timespec="seconds")
         self._save({**self.manifest, **stats, "complete": True, "finished": finished})
 

@@ -1,6 +1,6 @@
 """Kaszinó, Foracio and Skopa: the Numba engine and each game's plain-Python reference play the same games.
 
-For each game, the defaults and several non-default option combinations play 1,000 seeded games in both engines;
+For each game, the defaults and several non-default option combinations play 500 seeded games in both engines;
 the complete traces (every card dealt, every move, every point, mid-deal wins) must be equal, and the kernel's
 traces must pass the reference's own trace check. Legal moves are also compared on random positions, including
 large tables.
@@ -18,7 +18,7 @@ from simcore.cards import cards_of
 from simcore.config import RunConfig
 from simcore.variants import get_variant
 
-GAMES = 1000
+GAMES = 500
 
 CONFIGS = {
     "skopa": [

@@ -470,6 +470,18 @@ def test_the_lock_is_released_however_the_run_ends(tmp_path, monkeypatch):
     assert not (tmp_path / "b" / LOCK).exists()
 
 
+def test_a_finished_run_keeps_no_temporary_of_a_killed_writer(tmp_path):
+    """A Dask worker killed mid-write leaves its hidden part behind; the run that completes sweeps it away."""
+    writer = api.open_run(config(), tmp_path / "run")
+    orphans = [tmp_path / "run" / table / f".part-00001.parquet.{2**22 + 1}.tmp" for table in ("games", "deals")]
+    orphans.append(tmp_path / "run" / f".manifest.json.{2**22 + 1}.tmp")
+    for orphan in orphans:
+        orphan.write_bytes(b"half a part")
+    api.run_chunks(writer)
+    assert not any(orphan.exists() for orphan in orphans)
+    assert sorted(p.name for p in (tmp_path / "run" / "games").iterdir()) == [f"part-0000{i}.parquet" for i in range(3)]
+
+
 def wait_for(condition, proc: subprocess.Popen, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
