@@ -515,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))  # so that ``python benchmarks/run.py`` finds simcore too
 
     chunk_games, repeats = (20_000, 3) if args.quick else (200_000, 3)
-    pipeline_games, rounds = (100_000, 1) if args.quick else (1_000_000, 2)
+    pipeline_games, rounds = (100_000, 1) if args.quick else (1_000_000, 3)
     # from one whole chunk (DEFAULT_CHUNK games) on: a smaller run holds a smaller chunk
     memory_sizes = [50_000, 200_000] if args.quick else [100_000, 1_000_000, 10_000_000]
     reference_games = 100 if args.quick else 300

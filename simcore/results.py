@@ -157,23 +157,29 @@ def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
 
 
 def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table:
-    """One row per deal and side, in (game, deal, side) order."""
-    _, n_slots, n_sides = out.deal_cards.shape
+    """One row per deal and side, in (game, deal, side) order.
+
+    The played deals are picked with one boolean mask over (game, deal): ``array[valid]`` keeps the row-major
+    order, so each per-side array comes out in (game, deal, side) order as it is (faster than indexing with
+    three index arrays, and this runs for every chunk while the next one plays).
+    """
+    n_games, n_slots, n_sides = out.deal_cards.shape
     valid = np.arange(n_slots)[None, :] < out.n_deals[:, None]  # [G, D]
-    g_idx, d_idx = np.nonzero(valid)
-    rows = len(g_idx)
-    g_rep = np.repeat(g_idx, n_sides)
-    d_rep = np.repeat(d_idx, n_sides)
+    rows = int(out.n_deals.sum())
     side = np.tile(np.arange(n_sides, dtype=np.int8), rows)
-    dealer = out.deal_dealer[g_rep, d_rep]
+    dealer = np.repeat(out.deal_dealer[valid], n_sides)
     leader = ((dealer.astype(np.int16) + 1) % config.players).astype(np.int8)
     seat_side = np.empty(config.players, np.int8)
     for s_idx, seats in enumerate(config.spec.sides(config.players)):
         seat_side[seats] = s_idx
-    points = out.deal_points[g_rep, d_rep, side]  # [rows * sides, categories]
+    points = out.deal_points[valid].reshape(rows * n_sides, -1)  # [rows * sides, categories]
+    total_points = np.zeros(rows * n_sides, np.int16)
+    for k in range(points.shape[1]):  # a sum over the short last axis, column by column (numpy's is slow)
+        total_points += points[:, k]
+    deal_of = np.broadcast_to(np.arange(n_slots, dtype=np.int16), (n_games, n_slots))[valid]
     cols: dict[str, pa.Array] = {
-        "game": _arrow(games.astype(np.int64)[g_rep]),
-        "deal": _arrow(d_rep.astype(np.int16)),
+        "game": _arrow(np.repeat(np.repeat(games.astype(np.int64), out.n_deals), n_sides)),
+        "deal": _arrow(np.repeat(deal_of, n_sides)),
         "side": _arrow(side),
         "dealer": _arrow(dealer),
         "leader": _arrow(leader),
@@ -182,10 +188,10 @@ def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
     }
     for k, cat in enumerate(config.spec.categories):
         cols[cat] = _arrow(points[:, k])
-    cols["points"] = _arrow(points.sum(axis=1, dtype=np.int16))
-    cols["sweeps"] = _arrow(out.deal_sweeps[g_rep, d_rep, side])
-    cols["cards_taken"] = _arrow(out.deal_cards[g_rep, d_rep, side])
-    cols["total"] = _arrow(out.deal_totals[g_rep, d_rep, side])
+    cols["points"] = _arrow(total_points)
+    cols["sweeps"] = _arrow(out.deal_sweeps[valid].ravel())
+    cols["cards_taken"] = _arrow(out.deal_cards[valid].ravel())
+    cols["total"] = _arrow(out.deal_totals[valid].ravel())
     return pa.table(cols)
 
 

@@ -16,6 +16,7 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -348,3 +349,36 @@ def test_the_quick_exit_keeps_exit_codes_and_output(args, code, stream, text):
     done = subprocess.run([sys.executable, "-c", code_line, *args], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == code, done.stderr
     assert text in getattr(done, stream) and "Traceback" not in done.stderr
+
+
+def reference_deals(config: RunConfig, games, out) -> dict[str, list]:
+    """The deals table built the slow, obvious way: a loop over games, deals and sides."""
+    sides = config.spec.sides(config.players)
+    side_of = {seat: k for k, seats in enumerate(sides) for seat in seats}
+    cols: dict[str, list] = {c: [] for c in ["game", "deal", "side", "dealer", "leader", "dealt", "led"]}
+    for c in [*config.spec.categories, "points", "sweeps", "cards_taken", "total"]:
+        cols[c] = []
+    for i, game in enumerate(games):
+        for d in range(int(out.n_deals[i])):
+            dealer = int(out.deal_dealer[i, d])
+            leader = (dealer + 1) % config.players
+            for s in range(len(sides)):
+                row = {"game": int(game), "deal": d, "side": s, "dealer": dealer, "leader": leader}
+                row |= {"dealt": side_of[dealer] == s, "led": side_of[leader] == s}
+                points = [int(p) for p in out.deal_points[i, d, s]]
+                row |= dict(zip(config.spec.categories, points, strict=True)) | {"points": sum(points)}
+                row |= {"sweeps": int(out.deal_sweeps[i, d, s]), "cards_taken": int(out.deal_cards[i, d, s])}
+                row["total"] = int(out.deal_totals[i, d, s])
+                for c, v in row.items():
+                    cols[c].append(v)
+    assert np.all(out.n_deals > 0)
+    return cols
+
+
+@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopa", 3), ("scopa", 4), ("foracio", 4)])
+def test_the_deals_table_is_the_obvious_one(variant, players):
+    cfg = RunConfig.create(variant, players=players, policies=["random"], games=300, seed=4)
+    games = np.arange(40, 240)
+    out = api.play_chunk(cfg, games)
+    table = results.deals_table(cfg, games, out)
+    assert table.to_pydict() == reference_deals(cfg, games, out)
