@@ -127,13 +127,5 @@ def deal_order(part: Mapping[str, np.ndarray], n_sides: int) -> tuple[np.ndarray
 
 
 def deal_stats(run: Run) -> DealStats:
-    """The run's :class:`DealStats`, computed once per run (part by part) and kept on it."""
-
-    def compute() -> DealStats:
-        stats = DealStats(run.categories, run.n_sides)
-        for part in run.arrays("deals", stats.columns):
-            stats.add(part)
-            del part  # let this part go before the next is read
-        return stats
-
-    return run.cached("deal_stats", compute)
+    """The run's :class:`DealStats`, computed once (part by part) and kept on it."""
+    return run.tally("deal_stats", "deals", lambda: DealStats(run.categories, run.n_sides))

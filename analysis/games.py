@@ -26,7 +26,7 @@ class OutcomeStats:
 
     counts: np.ndarray
 
-    COLUMNS = ("first_player", "first_dealer", "winner")
+    columns = ("first_player", "first_dealer", "winner")  # what ``add`` reads
 
     @property
     def games(self) -> int:
@@ -34,7 +34,7 @@ class OutcomeStats:
 
     def add(self, part: dict[str, np.ndarray]) -> None:
         players, _, width = self.counts.shape
-        first, dealer, winner = (np.asarray(part[c], dtype=np.int64) for c in self.COLUMNS)
+        first, dealer, winner = (np.asarray(part[c], dtype=np.int64) for c in self.columns)
         for name, values, low, high in (
             ("first_player", first, 0, players),
             ("first_dealer", dealer, 0, players),
@@ -55,15 +55,8 @@ class OutcomeStats:
 
 def outcome_stats(run: Run) -> OutcomeStats:
     """The run's :class:`OutcomeStats`, computed once (part by part) and kept on it."""
-
-    def compute() -> OutcomeStats:
-        stats = OutcomeStats(np.zeros((run.players, run.players, run.n_sides + 1), np.int64))
-        for part in run.arrays("games", OutcomeStats.COLUMNS):
-            stats.add(part)
-            del part  # let this part go before the next is read
-        return stats
-
-    return run.cached("outcome_stats", compute)
+    counts = (run.players, run.players, run.n_sides + 1)
+    return run.tally("outcome_stats", "games", lambda: OutcomeStats(np.zeros(counts, np.int64)))
 
 
 @dataclass
@@ -123,15 +116,7 @@ def _margin(totals: np.ndarray, side: np.ndarray) -> np.ndarray:
 
 def game_stats(run: Run) -> GameStats:
     """The run's :class:`GameStats`, computed once (part by part) and kept on it."""
-
-    def compute() -> GameStats:
-        stats = GameStats(run.n_sides, run.seat_side)
-        for part in run.arrays("games", stats.columns):
-            stats.add(part)
-            del part  # let this part go before the next is read
-        return stats
-
-    return run.cached("game_stats", compute)
+    return run.tally("game_stats", "games", lambda: GameStats(run.n_sides, run.seat_side))
 
 
 def cumulative_wins(run: Run, at: np.ndarray) -> np.ndarray:

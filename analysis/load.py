@@ -130,6 +130,19 @@ class Run:
             self._cache[key] = compute()
         return self._cache[key]
 
+    def tally(self, key: str, table: str, make: Callable[[], Any]) -> Any:
+        """A counter ``make()`` fed every part of ``table`` (its ``columns``) through its ``add``, once per run
+        (as ``cached``): one part in memory at a time, however large the run."""
+
+        def compute() -> Any:
+            counter = make()
+            for part in self.arrays(table, counter.columns):
+                counter.add(part)
+                del part  # let this part go before the next is read
+            return counter
+
+        return self.cached(key, compute)
+
     @property
     def n_games(self) -> int:
         """Games in the run (from the part files' footers when the games table is not read yet)."""

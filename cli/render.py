@@ -123,7 +123,7 @@ class ChunkCounts:
         self.deals = DealStats(list(config.spec.categories), sides)
 
     def __call__(self, index: int, games: Any, deals: Any) -> None:
-        self.outcomes.add(_columns(games, self.outcomes.COLUMNS))
+        self.outcomes.add(_columns(games, self.outcomes.columns))
         self.games.add(_columns(games, self.games.columns))
         self.deals.add(_columns(deals, self.deals.columns))
         self.chunks.add(index)
