@@ -32,16 +32,21 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from simcore.cards import DIAMONDS, SPADES, card_id, cards_of, mask_of, parse_card
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
+from simcore.reference import events as ev
+from simcore.reference.captures import subsets_with_sum, sum_captures
+from simcore.reference.common import as_cards, check_policy_names, deal_round, rank_of, shuffle, suit_of
+from simcore.reference.common import playing_order as seats_in_order
+from simcore.reference.piles import PlayResult
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.foracio import CATEGORIES, SPEC, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "foracio"
 PLAYERS = 4  # F1: two partnerships
 N_SIDES = 2
@@ -99,7 +104,7 @@ def side_of(seat: int) -> int:
 
 def playing_order(first: int) -> list[int]:
     """Seats in playing order starting at ``first`` (A.2: seat s+1 plays after seat s)."""
-    return [(first + k) % PLAYERS for k in range(PLAYERS)]
+    return seats_in_order(first, PLAYERS)
 
 
 def single(mask: int) -> int:
@@ -120,43 +125,21 @@ def shuffled_pack(stream: Stream) -> list[int]:
 
 def deal_hands(deck: Sequence[int], first: int) -> dict[int, list[int]]:
     """F2: 13 cards per seat off the front of ``deck``, in playing order from ``first``; nothing to the table."""
-    return {seat: list(deck[k * HAND_SIZE : (k + 1) * HAND_SIZE]) for k, seat in enumerate(playing_order(first))}
+    return deal_round(list(deck), playing_order(first), HAND_SIZE)
 
 
 # -------------------------------------------------------------------------------------- legal moves
 
 
 def numeral_sets(table: Iterable[int], total: int) -> list[frozenset[int]]:
-    """F3: every non-empty set of table numerals (never aces or courts) whose values add up to ``total``.
-
-    A depth-first walk over the numerals in id order that only extends sets whose sum stays within ``total``
-    (values are >= 2), so each qualifying set is visited once.
-    """
-    numerals = sorted(c for c in table if is_numeral(c))
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(numerals)):
-            v = value_of(numerals[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, numerals[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """F3: every non-empty set of table numerals (never aces or courts, of value 0) whose values add up to
+    ``total`` (depth-first, id order)."""
+    return subsets_with_sum(table, total, value_of)
 
 
 def numeral_captures(rules: Mapping[str, Any], card: int, table: frozenset[int]) -> list[frozenset[int]]:
     """F3: the sets a numeral may take; with ``single_card_priority`` an equal single numeral excludes sums."""
-    v = value_of(card)
-    if rules["single_card_priority"]:
-        singles = [frozenset({t}) for t in sorted(table) if is_numeral(t) and value_of(t) == v]
-        if singles:
-            return singles
-    return numeral_sets(table, v)
+    return sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
 
 
 def court_captures(card: int, table: frozenset[int]) -> list[frozenset[int]]:
@@ -219,35 +202,17 @@ def move_kind(move: Move) -> str:
 # ----------------------------------------------------------------------------------------- policies
 
 
-class PolicyView(NamedTuple):
-    """Everything a policy may see: its own hand, the table, the legal moves (sorted) and the rules."""
-
-    hand: frozenset[int]
-    table: frozenset[int]
-    moves: tuple[Move, ...]
-    rules: Mapping[str, Any]
-
-
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move, spade_majority: bool) -> int:
     """Greedy value of a move: with take != 0 (a keep included), 1000 per card of ``take`` plus the weights of
     the cards of ``take | play``; a trail scores minus the played card's weight
     (``simcore.variants.foracio.card_weight``)."""
-    play, take = move
-    if take == 0:
-        return -sum(card_weight(c, spade_majority) for c in cards_of(play))
-    return 1000 * len(cards_of(take)) + sum(card_weight(c, spade_majority) for c in cards_of(take | play))
+    return greedy_value(*move, lambda c: card_weight(c, spade_majority))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
     majority = view.rules["spade_element"] == "majority"
-    scores = [greedy_score(m, majority) for m in view.moves]
-    return scores.index(max(scores))
+    return first_best(greedy_score(m, majority) for m in view.moves)
 
 
 POLICIES: dict[str, Callable[[PolicyView, Stream], int]] = {"random": choose_random, "greedy": choose_greedy}
@@ -279,14 +244,6 @@ class DealState:
     def immediate(self, side: int) -> int:
         """F13: a side's immediate points of this deal so far (scope and same-suit bonuses)."""
         return self.scopa[side] + self.same_suit[side]
-
-
-class PlayResult(NamedTuple):
-    """What a move did: its trace kind, the points it scored at once and whether it counted as a scopa."""
-
-    kind: str  # "capture" | "trail" | "keep"
-    points: int
-    sweep: bool
 
 
 def same_suit_bonus(card: int, taken: Iterable[int]) -> int:
@@ -351,12 +308,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[side_of(state.last_capturer)] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, side_of)
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -459,15 +411,7 @@ def winner_after_deal(totals: Sequence[int], target: int, last_capture_side: int
 def play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
     """The trace ``play`` event of a move (a keep lists the ace in ``cards`` and an empty ``take``)."""
     play, take = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_of(play)),
-        "take": [] if result.kind == "keep" else card_names(cards_of(take)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
+    return ev.play_event(seat, play, 0 if result.kind == "keep" else take, result)
 
 
 Chooser = Callable[[int, PolicyView], int]
@@ -496,9 +440,7 @@ def new_deal(deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]
     empty. Records the deal, hand and (empty) table events."""
     first = (dealer + 1) % PLAYERS
     hands = deal_hands(shuffled_pack(stream), first)
-    events.append({"type": "deal", "deal": deal, "dealer": dealer})
-    events.extend({"type": "hand", "seat": seat, "cards": card_names(cards)} for seat, cards in hands.items())
-    events.append({"type": "table", "cards": []})
+    events.extend(ev.dealing_events(deal, dealer, hands, []))
     return DealState(first, [set(hands[s]) for s in range(PLAYERS)])
 
 
@@ -538,32 +480,22 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
             mover = events[-1]["seat"]
             points = interrupted_deal_points(state)
             totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-            events.append({"type": "out", "seat": mover})
-            events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-            events.append({"type": "end", "winner": side_of(mover), "totals": list(totals)})
+            events.append(ev.out_event(mover))
+            events.append(ev.score_event(deal, points, totals))
+            events.append(ev.end_event(side_of(mover), totals))
             break
         residue = award_residue(state)
         if residue is not None:
-            events.append({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+            events.append(ev.residue_event(residue))
         points = score_deal(frozen_rules, state.piles, state.scopa, state.same_suit)
         totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
+        events.append(ev.score_event(deal, points, totals))
         last_side = None if state.last_capturer is None else side_of(state.last_capturer)
         winner = winner_after_deal(totals, rules["target"], last_side)
         if winner is not None:
-            events.append({"type": "end", "winner": winner, "totals": list(totals)})
+            events.append(ev.end_event(winner, totals))
             break
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": PLAYERS,
-        "sides": [list(s) for s in SIDES],
-        "policies": names,
-        "seed": seed,
-        "game": game,
-        "events": events,
-    }
+    return ev.trace_document(VARIANT, rules, SIDES, names, seed, game, events)
 
 
 # -------------------------------------------------------------------------------------- trace check

@@ -31,14 +31,28 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
-from simcore.cards import SPADES, cards_of, mask_of, parse_card
+from simcore.cards import SPADES, mask_of, parse_card
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
+from simcore.reference import events as ev
+from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.common import (
+    as_cards,
+    card_names,
+    check_policy_names,
+    deal_round,
+    game_winner,
+    rank_of,
+    shuffle,
+    suit_of,
+    take_from_stock,
+)
+from simcore.reference.piles import PlayResult, lay_or_capture
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.kaszino import BIG_CASINO, CATEGORIES, LITTLE_CASINO, SPEC, VALUE_OF_RANK, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "kaszino"
 PLAYERS = 2
 SIDES = [[0], [1]]
@@ -86,37 +100,12 @@ def shuffled_pack(stream: Stream) -> list[int]:
     return shuffle(PACK, stream)
 
 
-def take_from_stock(stock: list[int], count: int) -> list[int]:
-    """The next ``count`` cards off the front of ``stock`` (removed in place)."""
-    cards = stock[:count]
-    del stock[:count]
-    return cards
-
-
 # -------------------------------------------------------------------------------------- legal moves
 
 
 def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
-    """Every non-empty set of ``cards`` whose values add up to ``total``.
-
-    A depth-first walk over the cards in id order that only extends sets whose sum stays within ``total``
-    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
-    """
-    ordered = sorted(cards)
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(ordered)):
-            v = value_of(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """Every non-empty set of ``cards`` whose values add up to ``total`` (depth-first, id order)."""
+    return _subsets_with_sum(cards, total, value_of)
 
 
 def hand_groups(rules: Mapping[str, Any], hand: Iterable[int]) -> list[frozenset[int]]:
@@ -182,27 +171,15 @@ class PolicyView(NamedTuple):
     open_hand: frozenset[int] | None
 
 
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move) -> int:
     """Greedy value of a move: an exchange scores 1000 per table card taken plus the card weights of the taken
     and played cards; a trail scores minus the played card's weight (``simcore.variants.kaszino.card_weight``)."""
-    play_mask, take_mask = move
-    if take_mask == 0:
-        return -sum(card_weight(c) for c in cards_of(play_mask))
-    return 1000 * take_mask.bit_count() + sum(card_weight(c) for c in cards_of(take_mask | play_mask))
+    return greedy_value(*move, card_weight)
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    best = 0
-    for i, move in enumerate(view.moves):
-        if greedy_score(move) > greedy_score(view.moves[best]):
-            best = i
-    return best
+    return first_best(greedy_score(move) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -246,14 +223,6 @@ class DealState:
         return not self.stock
 
 
-class PlayResult(NamedTuple):
-    """What a move did: exchange ("capture") or trail, its immediate tábla points, whether it was a tábla."""
-
-    kind: str  # "capture" | "trail"
-    points: int
-    sweep: bool
-
-
 def tabla_value(rules: Mapping[str, Any], state: DealState) -> int:
     """K7: a tábla made with the deal's very first move (it takes the 4 initial cards) scores
     ``opening_tabla_points``; every other tábla scores 1."""
@@ -272,12 +241,8 @@ def apply_move(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     worth = tabla_value(rules, state)
     state.plays += 1
     state.hands[seat] -= played
-    if not taken:
-        state.table |= played
+    if not lay_or_capture(state, seat, seat, played, taken):
         return PlayResult("trail", 0, False)
-    state.table -= taken
-    state.piles[seat] |= played | taken
-    state.last_capturer = seat
     if state.table:
         return PlayResult("capture", 0, False)
     state.tabla[seat] += worth
@@ -297,12 +262,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[state.last_capturer] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, lambda seat: seat)
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -352,14 +312,6 @@ def is_out(rules: Mapping[str, Any], state: DealState, seat: int, banked: Sequen
     return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat) >= rules["target"]
 
 
-def game_winner(totals: Sequence[int], target: int) -> int | None:
-    """A.5: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
-    top = max(totals)
-    if top >= target and list(totals).count(top) == 1:
-        return list(totals).index(top)
-    return None
-
-
 # ------------------------------------------------------------------------------------- turn structure
 
 
@@ -380,20 +332,6 @@ class Agent(Protocol):
         """Record one play, residue, out, score or end event."""
 
 
-def play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
-    """The trace event of one play."""
-    play_mask, take_mask = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_of(play_mask)),
-        "take": card_names(cards_of(take_mask)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
-
-
 def make_play(
     rules: Mapping[str, Any],
     state: DealState,
@@ -408,7 +346,7 @@ def make_play(
     moves = trails(state.hands[seat]) if forced_trail else legal_moves(rules, state.hands[seat], state.table)
     move = agent.choose(state, seat, moves, forced_trail)
     result = apply_move(rules, state, seat, move)
-    agent.emit(play_event(seat, move, result))
+    agent.emit(ev.play_event(seat, *move, result))
     if result.sweep and rules["after_tabla"] == "trail_then_move" and state.hands[other(seat)]:
         state.pending = other(seat)
     return is_out(rules, state, seat, banked)
@@ -466,17 +404,17 @@ def finish_deal(
     """End of a deal: ``out`` (mid-deal win) or residue (K10), then the ``score`` event, then ``end`` if the
     game is over. Returns the new totals and the winning side (None: another deal)."""
     if out_seat is not None:
-        agent.emit({"type": "out", "seat": out_seat})
+        agent.emit(ev.out_event(out_seat))
     else:
         residue = award_residue(state)
         if residue is not None:
-            agent.emit({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+            agent.emit(ev.residue_event(residue))
     points = score_deal(rules, state.piles, state.tabla)
     totals = [b + deal_total(p) for b, p in zip(banked, points, strict=True)]
-    agent.emit({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])
+    agent.emit(ev.score_event(deal, points, totals))
+    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])  # K13, A.5
     if winner is not None:
-        agent.emit({"type": "end", "winner": winner, "totals": list(totals)})
+        agent.emit(ev.end_event(winner, totals))
     return totals, winner
 
 
@@ -498,10 +436,6 @@ def run_game(rules: Mapping[str, Any], first_dealer: int, agent: Agent) -> list[
 # ------------------------------------------------------------------------------------- seeded games
 
 
-def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
-    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
-
-
 class PolicyAgent:
     """The agent of :func:`play_game`: shuffles with the deal stream, chooses with the seats' policies."""
 
@@ -516,16 +450,14 @@ class PolicyAgent:
         """K2: shuffle; 3 cards to the non-dealer, 3 to the dealer, 4 to the table; the talon is the rest."""
         stock = shuffled_pack(self.deal_stream)
         first = non_dealer(dealer)
-        hands = {seat: take_from_stock(stock, HAND_SIZE) for seat in (first, other(first))}
+        hands = deal_round(stock, [first, other(first)], HAND_SIZE)
         table = take_from_stock(stock, TABLE_SIZE)
-        self.events.append({"type": "deal", "deal": deal, "dealer": dealer})
-        self.events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
-        self.events.append({"type": "table", "cards": card_names(table)})
+        self.events.extend(ev.dealing_events(deal, dealer, hands, table))
         return DealState(dealer, [set(hands[0]), set(hands[1])], set(table), stock)
 
     def draw_round(self, state: DealState, order: list[int]) -> dict[int, list[int]]:
         drawn = {seat: state.stock[k * HAND_SIZE : (k + 1) * HAND_SIZE] for k, seat in enumerate(order)}
-        self.events.extend(_hand_event(seat, cards) for seat, cards in drawn.items())
+        self.events.extend(ev.hand_event(seat, cards) for seat, cards in drawn.items())
         return drawn
 
     def choose(self, state: DealState, seat: int, moves: list[Move], forced_trail: bool) -> Move:
@@ -543,20 +475,6 @@ class PolicyAgent:
 
     def emit(self, event: dict[str, Any]) -> None:
         self.events.append(event)
-
-
-def trace_header(rules: Mapping[str, Any], policies: Sequence[str], seed: int, game: int) -> dict[str, Any]:
-    """The game object of a trace, without its events."""
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": PLAYERS,
-        "sides": [list(s) for s in SIDES],
-        "policies": list(policies),
-        "seed": seed,
-        "game": game,
-    }
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -582,7 +500,7 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     agent = PolicyAgent(rules, names, deal_stream, streams)
     first_dealer = deal_stream.bounded(PLAYERS)
     run_game(rules, first_dealer, agent)
-    return {**trace_header(rules, names, seed, game), "events": agent.events}
+    return ev.trace_document(VARIANT, rules, SIDES, names, seed, game, agent.events)
 
 
 # ------------------------------------------------------------------------------------ trace checking

@@ -27,18 +27,36 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from simcore.cards import CLUBS, mask_of, parse_card
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
+from simcore.reference import events as ev
+from simcore.reference.captures import capture_or_trail, sum_captures
+from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.common import (
+    as_cards,
+    cards_in,
+    check_policy_names,
+    deal_round,
+    game_winner,
+    n_sides,
+    playing_order,
+    rank_of,
+    shuffle,
+    side_of,
+    sides_of,
+    suit_of,
+    take_from_stock,
+)
+from simcore.reference.piles import DealState, PlayResult, lay_or_capture
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names, n_sides, playing_order, side_of, sides_of
 from simcore.variants.skopa import CATEGORIES, SPEC, TEN_DIAMONDS, TWO_CLUBS, VALUE_OF_RANK, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "skopa"
 HAND_SIZE = 4  # R3, R8: four cards each in every round
 TABLE_SIZE = 4  # R3: four cards face up at the start of a deal (none in later rounds)
@@ -69,16 +87,6 @@ def value_of(card: int) -> int:
     return VALUE_OF_RANK.get(rank_of(card), 0)
 
 
-def cards_in(mask: int) -> list[int]:
-    """Card ids of a mask, ascending (walks the set bits only; ``cards_of`` tests all 52)."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
-
-
 def the_card(play_mask: int) -> int:
     """The single card id of a one-card play mask."""
     cards = cards_in(play_mask)
@@ -95,47 +103,13 @@ def shuffled_pack(stream: Stream) -> list[int]:
     return shuffle(PACK, stream)
 
 
-def deal_round(stock: list[int], first: int, players: int) -> dict[int, list[int]]:
-    """R3, R8: take HAND_SIZE cards per seat off the front of ``stock`` (in place), playing order from
-    ``first``. The dict keeps that order (it is the order of the trace's hand events)."""
-    dealt = {}
-    for seat in playing_order(first, players):
-        dealt[seat] = stock[:HAND_SIZE]
-        del stock[:HAND_SIZE]
-    return dealt
-
-
-def deal_table(stock: list[int]) -> list[int]:
-    """R3: take the TABLE_SIZE initial table cards off the front of ``stock`` (in place)."""
-    table = stock[:TABLE_SIZE]
-    del stock[:TABLE_SIZE]
-    return table
-
-
 # ---------------------------------------------------------------------------------------- legal moves
 
 
 def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
-    """Every non-empty set of NUMERALS among ``cards`` whose values add up to ``total`` (courts are skipped).
-
-    A depth-first walk over the numerals in id order that only extends sets whose sum stays within ``total``
-    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
-    """
-    ordered = sorted(c for c in cards if not is_court(c))
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(ordered)):
-            v = value_of(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """Every non-empty set of NUMERALS among ``cards`` whose values add up to ``total`` (courts, of value 0,
+    never enter a sum; depth-first, id order)."""
+    return _subsets_with_sum(cards, total, value_of)
 
 
 def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
@@ -150,74 +124,34 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
     if is_court(card):
         found = [frozenset({t}) for t in table if rank_of(t) == rank_of(card)]
     else:
-        v = value_of(card)
-        singles = [frozenset({t}) for t in table if not is_court(t) and value_of(t) == v]
-        found = singles if rules["single_card_priority"] and singles else subsets_with_sum(table, v)
+        found = sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
     return sorted(found, key=mask_of)
-
-
-def may_trail(forced: str, card_can_capture: bool, any_card_can_capture: bool) -> bool:
-    """R6: whether a hand card may be trailed under ``forced_capture``.
-
-    "player": only when no hand card can capture; "card": when this card cannot capture; "none": always.
-    """
-    if forced == "none":
-        return True
-    if forced == "card":
-        return not card_can_capture
-    if forced == "player":
-        return not any_card_can_capture
-    raise ConfigError(f"forced_capture {forced!r} is not player, card or none")
 
 
 def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
     """Legal ``(play_mask, take_mask)`` moves of a hand on a table, sorted ascending (R5, R6).
 
     Every capture of every hand card is legal (under "player" compulsion a player who can capture has only
-    captures, and may choose any of them); a trail ``(play_mask, 0)`` is added for each card :func:`may_trail`
-    allows.
+    captures, and may choose any of them); a trail ``(play_mask, 0)`` is added for each card
+    ``simcore.reference.captures.may_trail`` allows (R6).
     """
     hand, table = as_cards(hand), as_cards(table)
     takes = {card: captures(rules, card, table) for card in hand}
-    any_card_can_capture = any(takes.values())
-    moves: list[Move] = []
-    for card in hand:
-        moves.extend((1 << card, mask_of(taken)) for taken in takes[card])
-        if may_trail(rules["forced_capture"], bool(takes[card]), any_card_can_capture):
-            moves.append((1 << card, 0))
-    return sorted(moves)
+    return capture_or_trail(takes, rules["forced_capture"], lambda card: 1 << card)
 
 
 # ------------------------------------------------------------------------------------------- policies
 
 
-class PolicyView(NamedTuple):
-    """Everything a policy may see: its own hand, the table, the legal moves (sorted) and the rules."""
-
-    hand: frozenset[int]
-    table: frozenset[int]
-    moves: tuple[Move, ...]
-    rules: Mapping[str, Any]
-
-
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move) -> int:
     """Greedy value of a move: a capture scores 1000 per table card taken plus the card weights of the taken
     and played cards; a trail scores minus the played card's weight (``simcore.variants.skopa.card_weight``)."""
-    play_mask, take_mask = move
-    if take_mask == 0:
-        return -sum(card_weight(c) for c in cards_in(play_mask))
-    return 1000 * len(cards_in(take_mask)) + sum(card_weight(c) for c in cards_in(take_mask | play_mask))
+    return greedy_value(*move, card_weight)
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    scores = [greedy_score(move) for move in view.moves]
-    return scores.index(max(scores))  # index() finds the first of equal scores
+    return first_best(greedy_score(move) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -228,36 +162,7 @@ def check_policies(policies: Sequence[str], players: int) -> list[str]:
     return check_policy_names(policies, players, POLICIES)
 
 
-# ----------------------------------------------------------------------------------------- deal state
-
-
-@dataclass
-class DealState:
-    """Cards of one deal in play: hands by seat, table, remaining stock, side piles, sweeps per side."""
-
-    players: int
-    first: int
-    hands: list[set[int]]
-    table: set[int]
-    stock: list[int]
-    piles: list[set[int]] = field(default_factory=list)
-    sweeps: list[int] = field(default_factory=list)
-    last_capturer: int | None = None
-
-    def __post_init__(self) -> None:
-        self.piles = self.piles or [set() for _ in range(n_sides(self.players))]
-        self.sweeps = self.sweeps or [0] * n_sides(self.players)
-
-    def hands_empty(self) -> bool:
-        return all(not h for h in self.hands)
-
-
-class PlayResult(NamedTuple):
-    """What a move did: capture or trail, whether it was a sweep, and the points it scored at once."""
-
-    kind: str  # "capture" | "trail"
-    sweep: bool
-    points: int
+# -------------------------------------------------------------------------------------------- playing
 
 
 def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
@@ -269,19 +174,14 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     """
     play_mask, take_mask = move
     card = the_card(play_mask)
-    taken = set(cards_in(take_mask))
     state.hands[seat].remove(card)
-    if not taken:
-        state.table.add(card)
-        return PlayResult("trail", False, 0)
     side = side_of(seat, state.players)
-    state.table -= taken
-    state.piles[side] |= taken | {card}
-    state.last_capturer = seat
+    if not lay_or_capture(state, seat, side, {card}, cards_in(take_mask)):
+        return PlayResult("trail", 0, False)
     if state.table:
-        return PlayResult("capture", False, 0)
+        return PlayResult("capture", 0, False)
     state.sweeps[side] += 1
-    return PlayResult("capture", True, rules["sweep_points"])
+    return PlayResult("capture", rules["sweep_points"], True)
 
 
 def award_residue(state: DealState) -> tuple[int, list[int]] | None:
@@ -289,12 +189,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[side_of(state.last_capturer, state.players)] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, lambda seat: side_of(seat, state.players))
 
 
 # -------------------------------------------------------------------------------------------- scoring
@@ -348,44 +243,17 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points[c] for c in CATEGORIES)
 
 
-def game_winner(totals: Sequence[int], target: int) -> int | None:
-    """R12: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
-    top = max(totals)
-    if top >= target and list(totals).count(top) == 1:
-        return list(totals).index(top)
-    return None
-
-
 # ------------------------------------------------------------------------------------------- the game
-
-
-def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
-    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
 
 
 def _deal_cards(players: int, deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]) -> DealState:
     """R3: shuffle, 4 cards per seat in playing order from the seat after the dealer, 4 to the table."""
     first = (dealer + 1) % players
     stock = shuffled_pack(stream)
-    hands = deal_round(stock, first, players)
-    table = deal_table(stock)
-    events.append({"type": "deal", "deal": deal, "dealer": dealer})
-    events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
-    events.append({"type": "table", "cards": card_names(table)})
+    hands = deal_round(stock, playing_order(first, players), HAND_SIZE)
+    table = take_from_stock(stock, TABLE_SIZE)
+    events.extend(ev.dealing_events(deal, dealer, hands, table))
     return DealState(players, first, [set(hands[s]) for s in range(players)], set(table), stock)
-
-
-def _play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
-    play_mask, take_mask = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_in(play_mask)),
-        "take": card_names(cards_in(take_mask)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
 
 
 def _play_deal(
@@ -402,13 +270,13 @@ def _play_deal(
         if state.hands_empty():
             if not state.stock:
                 return
-            for s, cards in deal_round(state.stock, state.first, state.players).items():
+            for s, cards in deal_round(state.stock, playing_order(state.first, state.players), HAND_SIZE).items():
                 state.hands[s] |= set(cards)
-                events.append(_hand_event(s, cards))
+                events.append(ev.hand_event(s, cards))
         moves = legal_moves(rules, state.hands[seat], state.table)
         view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
         move = moves[POLICIES[policies[seat]](view, streams[seat])]
-        events.append(_play_event(seat, move, apply_play(rules, state, seat, move)))
+        events.append(ev.play_event(seat, *move, apply_play(rules, state, seat, move)))
         seat = (seat + 1) % state.players
 
 
@@ -443,25 +311,15 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
         _play_deal(frozen_rules, state, names, policy_streams, events)
         residue = award_residue(state)
         if residue is not None:
-            events.append({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+            events.append(ev.residue_event(residue))
         points = score_deal(frozen_rules, state.piles, state.sweeps)
         totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-        winner = game_winner(totals, rules["target"])
+        events.append(ev.score_event(deal, points, totals))
+        winner = game_winner(totals, rules["target"])  # R12
         if winner is not None:
-            events.append({"type": "end", "winner": winner, "totals": list(totals)})
+            events.append(ev.end_event(winner, totals))
             break
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": players,
-        "sides": sides_of(players),
-        "policies": names,
-        "seed": seed,
-        "game": game,
-        "events": events,
-    }
+    return ev.trace_document(VARIANT, rules, sides_of(players), names, seed, game, events)
 
 
 # ------------------------------------------------------------------------------------------ the check
