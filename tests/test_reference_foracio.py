@@ -512,10 +512,10 @@ def test_check_trace_rejects_a_missing_or_invented_out(games):
 def test_check_trace_rejects_a_duplicated_card_and_table_cards(games):
     trace = copy.deepcopy(games[0])
     trace["events"][2]["cards"][0] = trace["events"][1]["cards"][0]
-    _rejects(trace, 1, "the 52 cards")
+    _rejects(trace, 1, "the same card is dealt twice")
     trace = copy.deepcopy(games[0])
     trace["events"][5]["cards"] = ["Kc"]
-    _rejects(trace, 5, "Foracio deals no table cards")
+    _rejects(trace, 5, "the table gets 0 cards")  # F2
 
 
 def test_check_trace_accepts_any_order_within_the_dealing_step(games):

@@ -35,6 +35,7 @@ from simcore.cards import SPADES, mask_of, parse_card
 from simcore.errors import ConfigError
 from simcore.reference import events as ev
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.checking import TraceReader
 from simcore.reference.common import (
     as_cards,
     card_names,
@@ -506,17 +507,13 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
 # ------------------------------------------------------------------------------------ trace checking
 
 
-class ReplayAgent:
+class ReplayAgent(TraceReader):
     """The agent of :func:`check_trace`: dealt cards and chosen moves come from the trace's events, and every
     event the rules produce must be the trace's next one. Failures are AssertionErrors naming the event."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]]) -> None:
-        self.events = list(events)
-        self.pos = 0
+    def __init__(self, trace: Mapping[str, Any]) -> None:
+        super().__init__(trace, AssertionError, PACK_SET)
         self.state: DealState | None = None
-
-    def fail(self, message: str, index: int | None = None) -> AssertionError:
-        return AssertionError(f"event {self.pos if index is None else index}: {message}")
 
     def next_event(self, kind: str | None = None) -> tuple[int, Mapping[str, Any]]:
         """The next event (consumed), which must be of type ``kind`` when given."""
@@ -529,22 +526,6 @@ class ReplayAgent:
             raise self.fail(f"expected a {kind!r} event, got {event.get('type')!r}")
         self.pos += 1
         return index, event
-
-    def get(self, index: int, event: Mapping[str, Any], key: str) -> Any:
-        if key not in event:
-            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
-        return event[key]
-
-    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
-        """Card ids of a card-list field, any order, no card twice."""
-        names = self.get(index, event, key)
-        try:
-            ids = [parse_card(n) for n in names]
-        except (ValueError, TypeError, AttributeError) as err:
-            raise self.fail(f"bad card in {key!r}: {err}", index) from None
-        if len(set(ids)) != len(ids):
-            raise self.fail(f"a card appears twice in {key!r}: {names}", index)
-        return ids
 
     def read_hands(
         self, seats: list[int], with_table: bool, allowed: set[int]
@@ -564,7 +545,7 @@ class ReplayAgent:
                 if event.get("type") != "hand":
                     wanted = "hand or table" if with_table else "hand"
                     raise self.fail(f"expected a {wanted} event, got {event.get('type')!r}", index)
-                seat = self.get(index, event, "seat")
+                seat = self.field(index, event, "seat")
                 if seat not in seats or seat in hands:
                     raise self.fail(f"unexpected hand event for seat {seat!r}", index)
                 hands[seat] = cards = self.cards(index, event)
@@ -577,9 +558,9 @@ class ReplayAgent:
 
     def start_deal(self, deal: int, dealer: int) -> DealState:
         index, event = self.next_event("deal")
-        if self.get(index, event, "deal") != deal:
+        if self.field(index, event, "deal") != deal:
             raise self.fail(f"deal number should be {deal}", index)
-        if self.get(index, event, "dealer") != dealer:
+        if self.field(index, event, "dealer") != dealer:
             raise self.fail(f"deal {deal} is dealt by seat {dealer}, not {event['dealer']!r}", index)
         hands, table = self.read_hands([non_dealer(dealer), dealer], True, set(PACK))
         dealt = {*hands[0], *hands[1], *table}
@@ -638,25 +619,14 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     event index, at the first thing the rules do not reproduce: a play that is not legal in the reached
     position (double moves and waiting players included), a wrong kind/points/sweep, out/residue/score/totals/
     winner, a card in two places or lost at a deal's end, or events after the end of the game."""
-    for key in ("format", "variant", "rules", "players", "sides", "policies", "events"):
-        assert key in trace, f"header: the trace has no {key!r} field"
-    assert trace["format"] == TRACE_FORMAT, f"header: format {trace['format']!r} is not {TRACE_FORMAT!r}"
-    assert trace["variant"] == VARIANT, f"header: variant {trace['variant']!r} is not {VARIANT!r}"
-    try:
-        rules = SPEC.resolve(trace["rules"])
-    except ConfigError as err:
-        raise AssertionError(f"header: invalid rules: {err}") from None
-    assert rules == dict(trace["rules"]), f"header: rules are not fully resolved: {trace['rules']}"
-    assert trace["players"] == PLAYERS, f"header: players {trace['players']!r}, expected {PLAYERS}"
-    assert trace["sides"] == SIDES, f"header: sides {trace['sides']!r}, expected {SIDES}"
-    assert len(trace["policies"]) == PLAYERS, f"header: {len(trace['policies'])} policies for {PLAYERS} players"
-    agent = ReplayAgent(trace["events"])
+    agent = ReplayAgent(trace)
+    agent.read_header(VARIANT, SPEC, lambda players: SIDES)
     assert agent.events, "event 0: the trace has no events"
     first = agent.events[0]
     first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
     if first_dealer not in range(PLAYERS):
         raise agent.fail(f"the first deal's dealer {first_dealer!r} is not a seat", 0)
-    run_game(MappingProxyType(rules), first_dealer, agent)
+    run_game(MappingProxyType(agent.rules), first_dealer, agent)
     if agent.pos != len(agent.events):
         raise agent.fail("events after the end of the game")
 

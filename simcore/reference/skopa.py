@@ -30,11 +30,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from simcore.cards import CLUBS, mask_of, parse_card
-from simcore.errors import ConfigError
+from simcore.cards import CLUBS, mask_of
 from simcore.reference import events as ev
 from simcore.reference.captures import capture_or_trail, sum_captures
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.checking import TraceReader
 from simcore.reference.common import (
     as_cards,
     cards_in,
@@ -337,136 +337,31 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     _Checker(trace).run()
 
 
-class _Checker:
+class _Checker(TraceReader):
     """Walks the events of one trace in order, keeping the state the reference rules reach."""
 
     def __init__(self, trace: Mapping[str, Any]) -> None:
-        self.trace = trace
-        events = _need(trace, "events", "the trace")
-        if not isinstance(events, list):
-            raise TraceError("header: 'events' is not a list")
-        self.events: list[Mapping[str, Any]] = events
-        self.pos = 0
-        self.rules: dict[str, Any] = {}
-        self.players = 0
-
-    # ------------------------------------------------------------------------------------- event access
-
-    def fail(self, message: str, index: int | None = None) -> TraceError:
-        return TraceError(f"event {self.pos if index is None else index}: {message}")
-
-    def check(self, ok: bool, index: int, message: str) -> None:
-        if not ok:
-            raise self.fail(message, index)
-
-    def peek_type(self) -> str | None:
-        if self.pos >= len(self.events):
-            return None
-        event = self.events[self.pos]
-        return event.get("type") if isinstance(event, Mapping) else None
-
-    def take(self, kind: str) -> tuple[int, Mapping[str, Any]]:
-        """The next event, which must be of type ``kind``."""
-        if self.pos >= len(self.events):
-            raise self.fail(f"the trace ends where a {kind!r} event was expected")
-        index, event = self.pos, self.events[self.pos]
-        if self.peek_type() != kind:
-            raise self.fail(f"expected a {kind!r} event, got {event!r}")
-        self.pos += 1
-        return index, event
-
-    def field(self, index: int, event: Mapping[str, Any], key: str) -> Any:
-        if key not in event:
-            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
-        return event[key]
-
-    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
-        """Card ids of a card-list field; none may appear twice."""
-        names = self.field(index, event, key)
-        self.check(isinstance(names, list), index, f"{key!r} is not a list of cards")
-        try:
-            ids = [parse_card(n) for n in names]
-        except (ValueError, TypeError, AttributeError) as err:
-            raise self.fail(f"bad card in {key!r}: {err}", index) from None
-        self.check(len(set(ids)) == len(ids), index, f"a card appears twice in {key!r}: {names}")
-        return ids
-
-    def same(self, index: int, key: str, got: Any, want: Any) -> None:
-        """``got == want`` with the same bool-ness (``True`` is not ``1`` in a trace)."""
-        ok = got == want and isinstance(got, bool) == isinstance(want, bool)
-        self.check(ok, index, f"{key} should be {want!r}, got {got!r}")
-
-    # ------------------------------------------------------------------------------------------- header
-
-    def check_header(self) -> None:
-        t = self.trace
-        if _need(t, "format", "the trace") != TRACE_FORMAT:
-            raise TraceError(f"header: format is {t['format']!r}, expected {TRACE_FORMAT!r}")
-        if _need(t, "variant", "the trace") != VARIANT:
-            raise TraceError(f"header: variant is {t['variant']!r}; this check is for {VARIANT!r} only")
-        rules = _need(t, "rules", "the trace")
-        try:
-            resolved = SPEC.resolve(rules)
-        except ConfigError as err:
-            raise TraceError(f"header: invalid rules: {err}") from None
-        if resolved != dict(rules):
-            raise TraceError(f"header: rules are not fully resolved: {rules} (resolved: {resolved})")
-        self.rules = resolved
-        self.players = resolved["players"]
-        if _need(t, "players", "the trace") != self.players:
-            raise TraceError(f"header: players {t['players']} differs from rules players {self.players}")
-        if _need(t, "sides", "the trace") != sides_of(self.players):
-            raise TraceError(f"header: sides {t['sides']}, expected {sides_of(self.players)}")
-        if len(_need(t, "policies", "the trace")) != self.players:
-            raise TraceError(f"header: {len(t['policies'])} policies for {self.players} players")
-
-    # --------------------------------------------------------------------------------------------- game
+        super().__init__(trace, TraceError, PACK_SET)
 
     def run(self) -> None:
-        self.check_header()
+        self.read_header(VARIANT, SPEC, sides_of)
         totals = [0] * n_sides(self.players)
         first_dealer: int | None = None
         for deal in range(MAX_DEALS):
-            index, event = self.take("deal")
-            self.same(index, "deal number", self.field(index, event, "deal"), deal)
-            dealer = self.field(index, event, "dealer")
-            if first_dealer is None:
-                self.check(dealer in range(self.players), index, f"dealer {dealer!r} is not a seat")
-                first_dealer = dealer
-            self.same(index, "dealer (rotation)", dealer, (first_dealer + deal) % self.players)
+            dealer, first_dealer = self.read_deal(deal, first_dealer)
             state = self.read_initial_deal(dealer)
             self.play_deal(state)
             totals = self.end_deal(state, deal, totals)
-            if game_winner(totals, self.rules["target"]) is not None:
-                self.read_end(totals)
+            winner = game_winner(totals, self.rules["target"])
+            if winner is not None:
+                self.read_end(winner, totals)
                 return
         raise self.fail(f"no winner within {MAX_DEALS} deals")
-
-    def read_dealing_step(self, seats: list[int], stock: set[int], with_table: bool) -> tuple[dict, list[int]]:
-        """The hand events of ``seats`` (4 unseen cards each) and, if ``with_table``, the table event (4)."""
-        hands: dict[int, list[int]] = {}
-        table: list[int] | None = None
-        start = self.pos
-        for _ in range(len(seats) + (1 if with_table else 0)):
-            if self.peek_type() == "table" and with_table and table is None:
-                index, event = self.take("table")
-                table = self.cards(index, event)
-                self.check(len(table) == TABLE_SIZE, index, f"the table gets {TABLE_SIZE} cards, got {len(table)}")
-                continue
-            index, event = self.take("hand")
-            seat = self.field(index, event, "seat")
-            self.check(seat in seats and seat not in hands, index, f"unexpected hand event for seat {seat!r}")
-            hands[seat] = self.cards(index, event)
-            self.check(len(hands[seat]) == HAND_SIZE, index, f"a hand gets {HAND_SIZE} cards")
-        dealt = [c for cards in hands.values() for c in cards] + (table or [])
-        self.check(len(set(dealt)) == len(dealt), start, "the same card is dealt twice")
-        self.check(set(dealt) <= stock, start, "cards already dealt in this deal are dealt again")
-        return hands, table or []
 
     def read_initial_deal(self, dealer: int) -> DealState:
         """R3: hands and table of a new deal; the stock is the unseen cards (which, not their order)."""
         first = (dealer + 1) % self.players
-        hands, table = self.read_dealing_step(playing_order(first, self.players), set(PACK), with_table=True)
+        hands, table = self.read_dealing_step(playing_order(first, self.players), HAND_SIZE, TABLE_SIZE, PACK)
         dealt = {c for cards in hands.values() for c in cards} | set(table)
         stock = [c for c in PACK if c not in dealt]
         return DealState(self.players, first, [set(hands[s]) for s in range(self.players)], set(table), stock)
@@ -478,64 +373,25 @@ class _Checker:
             if state.hands_empty():
                 if not state.stock:
                     return
-                hands, _ = self.read_dealing_step(
-                    playing_order(state.first, self.players), set(state.stock), with_table=False
-                )
+                order = playing_order(state.first, self.players)
+                hands, _ = self.read_dealing_step(order, HAND_SIZE, None, state.stock)
                 for s, cards in hands.items():
                     state.hands[s] |= set(cards)
                     state.stock = [c for c in state.stock if c not in set(cards)]
-            self.replay_play(state, seat)
+            index, event, played, taken = self.read_play(seat, "a Skopa play is one card")
+            move = (mask_of(played), mask_of(taken))
+            self.check_move(index, event, move, legal_moves(self.rules, state.hands[seat], state.table))
+            self.check_result(index, event, apply_play(self.rules, state, seat, move))
             seat = (seat + 1) % self.players
-
-    def replay_play(self, state: DealState, seat: int) -> None:
-        index, event = self.take("play")
-        self.same(index, "seat", self.field(index, event, "seat"), seat)
-        played = self.cards(index, event)
-        self.check(len(played) == 1, index, f"a Skopa play is one card, got {event['cards']}")
-        move = (mask_of(played), mask_of(self.cards(index, event, "take")))
-        legal = legal_moves(self.rules, state.hands[seat], state.table)
-        self.check(move in legal, index, f"illegal move {event['cards']} take {event['take']}")
-        result = apply_play(self.rules, state, seat, move)
-        for key in ("kind", "points", "sweep"):
-            self.same(index, key, self.field(index, event, key), getattr(result, key))
 
     def end_deal(self, state: DealState, deal: int, totals: list[int]) -> list[int]:
         """Residue (R9), card conservation, deal points (R10, R11) and totals; returns the new totals."""
-        residue = award_residue(state)
-        if residue is not None:
-            index, event = self.take("residue")
-            self.same(index, "residue seat", self.field(index, event, "seat"), residue[0])
-            cards = self.cards(index, event)
-            self.check(sorted(cards) == residue[1], index, f"residue cards {event['cards']} are not the table")
-        else:
-            self.check(self.peek_type() != "residue", self.pos, "no residue is due (empty table or no capture)")
-        places = [*state.piles, state.table]
-        self.check(
-            sum(len(p) for p in places) == len(PACK) and set().union(*places) == PACK_SET,
-            self.pos,
-            "the pack is not split exactly between the side piles and the unscored residue",
-        )
-        index, event = self.take("score")
-        self.same(index, "score deal number", self.field(index, event, "deal"), deal)
+        self.read_residue(award_residue(state))
+        self.check_split(state.piles, state.table)
         points = score_deal(self.rules, state.piles, state.sweeps)
-        got = self.field(index, event, "points")
-        self.check(got == points and all(list(g) == list(CATEGORIES) for g in got), index, f"points should be {points}")
         new_totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        self.check(self.field(index, event, "totals") == new_totals, index, f"totals should be {new_totals}")
+        self.read_score(deal, points, new_totals, CATEGORIES)
         return new_totals
-
-    def read_end(self, totals: list[int]) -> None:
-        index, event = self.take("end")
-        winner = game_winner(totals, self.rules["target"])
-        self.same(index, "the winner", self.field(index, event, "winner"), winner)
-        self.check(self.field(index, event, "totals") == totals, index, f"end totals should be {totals}")
-        self.check(self.pos == len(self.events), self.pos, "events after the end of the game")
-
-
-def _need(mapping: Mapping[str, Any], key: str, what: str) -> Any:
-    if key not in mapping:
-        raise TraceError(f"header: {what} has no {key!r} field")
-    return mapping[key]
 
 
 __all__ = [
