@@ -17,9 +17,8 @@ order is hands first (playing order from the seat after the dealer), then the ta
 
 from __future__ import annotations
 
-import itertools
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from simcore.cards import DIAMONDS, card_id
@@ -29,23 +28,22 @@ from simcore.reference.captures import capture_or_trail, sum_captures
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
 from simcore.reference.common import (
     as_cards,
+    card_names,
     check_policy_names,
     deal_round,
     game_winner,
-    n_sides,
     playing_order,
     rank_of,
     shuffle,
     side_of,
-    sides_of,
     suit_of,
     take_from_stock,
 )
-from simcore.reference.common import card_names as card_names  # re-exported: tests name cards with it
 from simcore.reference.piles import DealState, PlayResult, lay_or_capture
 from simcore.reference.piles import award_residue as _award_residue
 from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
-from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
+from simcore.reference.rng import Stream
+from simcore.reference.stock import play_stock_game
 from simcore.variants.scopa import (
     CATEGORIES,
     PRIMIERA_OF_RANK,
@@ -272,7 +270,7 @@ def deal_total(points: Mapping[str, int]) -> int:
 # ----------------------------------------------------------------------------------------- the game
 
 
-def _deal_cards(
+def deal_cards(
     rules: Mapping[str, Any], deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]
 ) -> DealState:
     """Shuffle and deal until the deal is not void (S3, S4), recording deal/hand/table/redeal events."""
@@ -288,27 +286,13 @@ def _deal_cards(
         events.append({"type": "redeal", "reason": "kings"})
 
 
-def _play_deal(
-    rules: Mapping[str, Any],
-    state: DealState,
-    policies: Sequence[str],
-    streams: Sequence[Stream],
-    events: list[dict[str, Any]],
-) -> None:
-    """S7, S8: turns from the first seat; when all hands are empty, deal a round until the stock is out."""
-    seat = state.first
-    while True:
-        if state.hands_empty():
-            if not state.stock:
-                return
-            for s, cards in deal_round(state.stock, playing_order(state.first, state.players), HAND_SIZE).items():
-                state.hands[s] |= set(cards)
-                events.append(ev.hand_event(s, cards))
-        moves = legal_moves(rules, state.hands[seat], state.table)
-        view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
-        card, take_mask = move = moves[POLICIES[policies[seat]](view, streams[seat])]
-        events.append(ev.play_event(seat, 1 << card, take_mask, apply_play(rules, state, seat, move)))
-        seat = (seat + 1) % state.players
+def move_of(card: int, take_mask: int) -> Move:
+    """A Scopa move names its played card by id."""
+    return card, take_mask
+
+
+def play_mask(move: Move) -> int:
+    return 1 << move[0]
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -325,29 +309,37 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     ``rules`` may be partial; it is resolved with ``simcore.variants.scopa.SPEC``. ``policies``: one of
     "random", "greedy" per seat.
     """
-    rules = SPEC.resolve(rules)
-    players = rules["players"]
-    names = check_policies(policies, players)
-    deal_stream = Stream(seed, game, DEAL_STREAM)
-    policy_streams = [Stream(seed, game, policy_stream_index(s)) for s in range(players)]
-    frozen_rules = MappingProxyType(rules)
-    events: list[dict[str, Any]] = []
-    totals = [0] * n_sides(players)
-    first_dealer = deal_stream.bounded(players)
-    for deal in itertools.count():
-        if deal >= MAX_DEALS:
-            raise RuntimeError(f"game {game} (seed {seed}) did not end within {MAX_DEALS} deals")
-        dealer = (first_dealer + deal) % players
-        state = _deal_cards(frozen_rules, deal, dealer, deal_stream, events)
-        _play_deal(frozen_rules, state, names, policy_streams, events)
-        residue = award_residue(state)
-        if residue is not None:
-            events.append(ev.residue_event(residue))
-        points = score_deal(frozen_rules, state.piles, state.sweeps)
-        totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append(ev.score_event(deal, points, totals))
-        winner = game_winner(totals, rules["target"])  # S12
-        if winner is not None:
-            events.append(ev.end_event(winner, totals))
-            break
-    return ev.trace_document(VARIANT, rules, sides_of(players), names, seed, game, events)
+    return play_stock_game(sys.modules[__name__], seed, game, rules, policies)
+
+
+__all__ = [  # also what simcore.reference.stock reads of this module (StockGame)
+    "CATEGORIES",
+    "PACK",
+    "PACK_SET",
+    "SPEC",
+    "DealState",
+    "PolicyView",
+    "apply_play",
+    "award_residue",
+    "best_primiera_by_suit",
+    "captures",
+    "card_names",
+    "choose_greedy",
+    "choose_random",
+    "deal_cards",
+    "deal_total",
+    "game_winner",
+    "greedy_score",
+    "is_void_deal",
+    "legal_moves",
+    "move_of",
+    "napola_points",
+    "play_game",
+    "play_mask",
+    "primiera_suits",
+    "primiera_table",
+    "score_deal",
+    "shuffled_pack",
+    "subsets_with_sum",
+    "value_of",
+]

@@ -25,35 +25,32 @@ Rules (``simcore.variants.skopa``, whose module docstring lists the choices wher
 
 from __future__ import annotations
 
-import itertools
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from simcore.cards import CLUBS, mask_of
 from simcore.reference import events as ev
 from simcore.reference.captures import capture_or_trail, sum_captures
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
-from simcore.reference.checking import TraceReader
 from simcore.reference.common import (
     as_cards,
     cards_in,
     check_policy_names,
     deal_round,
     game_winner,
-    n_sides,
     playing_order,
     rank_of,
     shuffle,
     side_of,
-    sides_of,
     suit_of,
     take_from_stock,
 )
 from simcore.reference.piles import DealState, PlayResult, lay_or_capture
 from simcore.reference.piles import award_residue as _award_residue
 from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
-from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
+from simcore.reference.rng import Stream
+from simcore.reference.stock import StockChecker, play_stock_game
 from simcore.variants.skopa import CATEGORIES, SPEC, TEN_DIAMONDS, TWO_CLUBS, VALUE_OF_RANK, card_weight
 
 TRACE_FORMAT = ev.TRACE_FORMAT
@@ -246,8 +243,11 @@ def deal_total(points: Mapping[str, int]) -> int:
 # ------------------------------------------------------------------------------------------- the game
 
 
-def _deal_cards(players: int, deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]) -> DealState:
+def deal_cards(
+    rules: Mapping[str, Any], deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]
+) -> DealState:
     """R3: shuffle, 4 cards per seat in playing order from the seat after the dealer, 4 to the table."""
+    players = rules["players"]
     first = (dealer + 1) % players
     stock = shuffled_pack(stream)
     hands = deal_round(stock, playing_order(first, players), HAND_SIZE)
@@ -256,28 +256,18 @@ def _deal_cards(players: int, deal: int, dealer: int, stream: Stream, events: li
     return DealState(players, first, [set(hands[s]) for s in range(players)], set(table), stock)
 
 
-def _play_deal(
-    rules: Mapping[str, Any],
-    state: DealState,
-    policies: Sequence[str],
-    streams: Sequence[Stream],
-    events: list[dict[str, Any]],
-) -> None:
-    """R4, R8: turns from the first seat; when every hand is empty, a new round of 4 each until the stock is
-    out (its hand events come right before the round's first play)."""
-    seat = state.first
-    while True:
-        if state.hands_empty():
-            if not state.stock:
-                return
-            for s, cards in deal_round(state.stock, playing_order(state.first, state.players), HAND_SIZE).items():
-                state.hands[s] |= set(cards)
-                events.append(ev.hand_event(s, cards))
-        moves = legal_moves(rules, state.hands[seat], state.table)
-        view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
-        move = moves[POLICIES[policies[seat]](view, streams[seat])]
-        events.append(ev.play_event(seat, *move, apply_play(rules, state, seat, move)))
-        seat = (seat + 1) % state.players
+def is_void_deal(rules: Mapping[str, Any], table: Iterable[int]) -> bool:
+    """R3: Skopa has no void deals (no redeal on the initial table)."""
+    return False
+
+
+def move_of(card: int, take_mask: int) -> Move:
+    """A Skopa move names its played card by its mask."""
+    return 1 << card, take_mask
+
+
+def play_mask(move: Move) -> int:
+    return move[0]
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -294,32 +284,7 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     ``rules`` may be partial; it is resolved with ``simcore.variants.skopa.SPEC``. ``policies``: one of
     "random", "greedy" per seat.
     """
-    rules = SPEC.resolve(rules)
-    players = rules["players"]
-    names = check_policies(policies, players)
-    deal_stream = Stream(seed, game, DEAL_STREAM)
-    policy_streams = [Stream(seed, game, policy_stream_index(s)) for s in range(players)]
-    frozen_rules = MappingProxyType(rules)
-    events: list[dict[str, Any]] = []
-    totals = [0] * n_sides(players)
-    first_dealer = deal_stream.bounded(players)
-    for deal in itertools.count():
-        if deal >= MAX_DEALS:
-            raise RuntimeError(f"game {game} (seed {seed}) did not end within {MAX_DEALS} deals")
-        dealer = (first_dealer + deal) % players
-        state = _deal_cards(players, deal, dealer, deal_stream, events)
-        _play_deal(frozen_rules, state, names, policy_streams, events)
-        residue = award_residue(state)
-        if residue is not None:
-            events.append(ev.residue_event(residue))
-        points = score_deal(frozen_rules, state.piles, state.sweeps)
-        totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append(ev.score_event(deal, points, totals))
-        winner = game_winner(totals, rules["target"])  # R12
-        if winner is not None:
-            events.append(ev.end_event(winner, totals))
-            break
-    return ev.trace_document(VARIANT, rules, sides_of(players), names, seed, game, events)
+    return play_stock_game(sys.modules[__name__], seed, game, rules, policies)
 
 
 # ------------------------------------------------------------------------------------------ the check
@@ -334,69 +299,14 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     events of one dealing step may come in any order (TRACE_FORMAT.md). Raises :class:`TraceError` (an
     ``AssertionError``) naming the first bad event's index.
     """
-    _Checker(trace).run()
+    StockChecker(sys.modules[__name__], trace, TraceError).run()
 
 
-class _Checker(TraceReader):
-    """Walks the events of one trace in order, keeping the state the reference rules reach."""
-
-    def __init__(self, trace: Mapping[str, Any]) -> None:
-        super().__init__(trace, TraceError, PACK_SET)
-
-    def run(self) -> None:
-        self.read_header(VARIANT, SPEC, sides_of)
-        totals = [0] * n_sides(self.players)
-        first_dealer: int | None = None
-        for deal in range(MAX_DEALS):
-            dealer, first_dealer = self.read_deal(deal, first_dealer)
-            state = self.read_initial_deal(dealer)
-            self.play_deal(state)
-            totals = self.end_deal(state, deal, totals)
-            winner = game_winner(totals, self.rules["target"])
-            if winner is not None:
-                self.read_end(winner, totals)
-                return
-        raise self.fail(f"no winner within {MAX_DEALS} deals")
-
-    def read_initial_deal(self, dealer: int) -> DealState:
-        """R3: hands and table of a new deal; the stock is the unseen cards (which, not their order)."""
-        first = (dealer + 1) % self.players
-        hands, table = self.read_dealing_step(playing_order(first, self.players), HAND_SIZE, TABLE_SIZE, PACK)
-        dealt = {c for cards in hands.values() for c in cards} | set(table)
-        stock = [c for c in PACK if c not in dealt]
-        return DealState(self.players, first, [set(hands[s]) for s in range(self.players)], set(table), stock)
-
-    def play_deal(self, state: DealState) -> None:
-        """Every play of a deal, with a new round of hands whenever every hand is empty (R8)."""
-        seat = state.first
-        while True:
-            if state.hands_empty():
-                if not state.stock:
-                    return
-                order = playing_order(state.first, self.players)
-                hands, _ = self.read_dealing_step(order, HAND_SIZE, None, state.stock)
-                for s, cards in hands.items():
-                    state.hands[s] |= set(cards)
-                    state.stock = [c for c in state.stock if c not in set(cards)]
-            index, event, played, taken = self.read_play(seat, "a Skopa play is one card")
-            move = (mask_of(played), mask_of(taken))
-            self.check_move(index, event, move, legal_moves(self.rules, state.hands[seat], state.table))
-            self.check_result(index, event, apply_play(self.rules, state, seat, move))
-            seat = (seat + 1) % self.players
-
-    def end_deal(self, state: DealState, deal: int, totals: list[int]) -> list[int]:
-        """Residue (R9), card conservation, deal points (R10, R11) and totals; returns the new totals."""
-        self.read_residue(award_residue(state))
-        self.check_split(state.piles, state.table)
-        points = score_deal(self.rules, state.piles, state.sweeps)
-        new_totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        self.read_score(deal, points, new_totals, CATEGORIES)
-        return new_totals
-
-
-__all__ = [
+__all__ = [  # also what simcore.reference.stock reads of this module (StockGame)
+    "CATEGORIES",
     "PACK",
     "PLAYS_PER_DEAL",
+    "SPEC",
     "DealState",
     "PolicyView",
     "TraceError",
@@ -406,13 +316,17 @@ __all__ = [
     "check_trace",
     "choose_greedy",
     "choose_random",
+    "deal_cards",
     "deal_total",
     "game_winner",
     "greedy_score",
+    "is_void_deal",
     "legal_moves",
     "most_cards_points",
     "most_clubs_points",
+    "move_of",
     "play_game",
+    "play_mask",
     "score_deal",
     "shuffled_pack",
     "subsets_with_sum",
