@@ -7,17 +7,16 @@ import itertools
 import json
 
 import pytest
+from reference_cases import TAMPERS, assert_random_draws_once, assert_rejects, policy_view, tamper_id
 
 from simcore.cards import cards_of, format_card, parse_card, parse_mask
 from simcore.errors import ConfigError
 from simcore.reference.foracio import (
     PACK,
     PACK_SET,
-    PolicyView,
     TraceError,
     check_trace,
     choose_greedy,
-    choose_random,
     legal_moves,
     numeral_sets,
     play_game,
@@ -130,17 +129,11 @@ def test_numeral_sets_skip_aces_and_courts():
 
 
 def _view(hand, table, rules=None):
-    rules = rules or SPEC.resolve()
-    h, t = parse_mask(hand), parse_mask(table)
-    return PolicyView(frozenset(cards_of(h)), frozenset(cards_of(t)), tuple(legal_moves(rules, h, t)), rules)
+    return policy_view(legal_moves, rules or SPEC.resolve(), hand, table)
 
 
 def test_random_policy_always_draws():
-    view = _view("9c", "Kh")  # a single legal move (the trail)
-    s, ref = Stream(5, 5, 1), Stream(5, 5, 1)
-    assert choose_random(view, s) == 0
-    ref.next64()
-    assert s.state == ref.state
+    assert_random_draws_once(_view("9c", "Kh"))  # a single legal move (the trail)
 
 
 def test_greedy_policy_prefers_keep_and_big_takes_and_draws_nothing():
@@ -512,10 +505,10 @@ def test_check_trace_rejects_a_missing_or_invented_out(games):
 def test_check_trace_rejects_a_duplicated_card_and_table_cards(games):
     trace = copy.deepcopy(games[0])
     trace["events"][2]["cards"][0] = trace["events"][1]["cards"][0]
-    _rejects(trace, 1, "the 52 cards")
+    _rejects(trace, 1, "the same card is dealt twice")
     trace = copy.deepcopy(games[0])
     trace["events"][5]["cards"] = ["Kc"]
-    _rejects(trace, 5, "Foracio deals no table cards")
+    _rejects(trace, 5, "the table gets 0 cards")  # F2
 
 
 def test_check_trace_accepts_any_order_within_the_dealing_step(games):
@@ -531,3 +524,8 @@ def test_check_trace_rejects_a_bad_header(games):
         trace[key] = value
         with pytest.raises(TraceError, match="header"):
             check_trace(trace)
+
+
+@pytest.mark.parametrize("tamper", TAMPERS, ids=tamper_id)
+def test_check_trace_rejects_tampered_traces(games, tamper):
+    assert_rejects(check_trace, TraceError, games, tamper)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from reference_cases import cid, cmask, pile
 
-from simcore.cards import cards_of, parse_card, parse_mask
+from simcore.cards import cards_of
 from simcore.reference.scopa import (
     PACK,
     DealState,
@@ -24,18 +25,6 @@ from simcore.variants.scopa import SPEC
 DEFAULT = SPEC.resolve()
 NO_PRIORITY = SPEC.resolve({"single_card_priority": False})
 FREE_TRAIL = SPEC.resolve({"forced_capture": "none"})
-
-
-def cid(name: str) -> int:
-    return parse_card(name)
-
-
-def cmask(text: str) -> int:
-    return parse_mask(text)
-
-
-def pile(text: str) -> list[int]:
-    return cards_of(parse_mask(text))
 
 
 def takes_of(rules, card: str, table: str) -> set[int]:

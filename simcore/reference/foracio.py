@@ -32,16 +32,22 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
-from simcore.cards import DIAMONDS, SPADES, card_id, cards_of, mask_of, parse_card
+from simcore.cards import DIAMONDS, SPADES, card_id, cards_of, mask_of
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
+from simcore.reference import events as ev
+from simcore.reference.captures import subsets_with_sum, sum_captures
+from simcore.reference.checking import TraceReader
+from simcore.reference.common import as_cards, check_policy_names, deal_round, rank_of, shuffle, suit_of
+from simcore.reference.common import playing_order as seats_in_order
+from simcore.reference.piles import PlayResult
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.foracio import CATEGORIES, SPEC, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "foracio"
 PLAYERS = 4  # F1: two partnerships
 N_SIDES = 2
@@ -99,7 +105,7 @@ def side_of(seat: int) -> int:
 
 def playing_order(first: int) -> list[int]:
     """Seats in playing order starting at ``first`` (A.2: seat s+1 plays after seat s)."""
-    return [(first + k) % PLAYERS for k in range(PLAYERS)]
+    return seats_in_order(first, PLAYERS)
 
 
 def single(mask: int) -> int:
@@ -120,43 +126,21 @@ def shuffled_pack(stream: Stream) -> list[int]:
 
 def deal_hands(deck: Sequence[int], first: int) -> dict[int, list[int]]:
     """F2: 13 cards per seat off the front of ``deck``, in playing order from ``first``; nothing to the table."""
-    return {seat: list(deck[k * HAND_SIZE : (k + 1) * HAND_SIZE]) for k, seat in enumerate(playing_order(first))}
+    return deal_round(list(deck), playing_order(first), HAND_SIZE)
 
 
 # -------------------------------------------------------------------------------------- legal moves
 
 
 def numeral_sets(table: Iterable[int], total: int) -> list[frozenset[int]]:
-    """F3: every non-empty set of table numerals (never aces or courts) whose values add up to ``total``.
-
-    A depth-first walk over the numerals in id order that only extends sets whose sum stays within ``total``
-    (values are >= 2), so each qualifying set is visited once.
-    """
-    numerals = sorted(c for c in table if is_numeral(c))
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(numerals)):
-            v = value_of(numerals[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, numerals[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """F3: every non-empty set of table numerals (never aces or courts, of value 0) whose values add up to
+    ``total`` (depth-first, id order)."""
+    return subsets_with_sum(table, total, value_of)
 
 
 def numeral_captures(rules: Mapping[str, Any], card: int, table: frozenset[int]) -> list[frozenset[int]]:
     """F3: the sets a numeral may take; with ``single_card_priority`` an equal single numeral excludes sums."""
-    v = value_of(card)
-    if rules["single_card_priority"]:
-        singles = [frozenset({t}) for t in sorted(table) if is_numeral(t) and value_of(t) == v]
-        if singles:
-            return singles
-    return numeral_sets(table, v)
+    return sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
 
 
 def court_captures(card: int, table: frozenset[int]) -> list[frozenset[int]]:
@@ -219,35 +203,17 @@ def move_kind(move: Move) -> str:
 # ----------------------------------------------------------------------------------------- policies
 
 
-class PolicyView(NamedTuple):
-    """Everything a policy may see: its own hand, the table, the legal moves (sorted) and the rules."""
-
-    hand: frozenset[int]
-    table: frozenset[int]
-    moves: tuple[Move, ...]
-    rules: Mapping[str, Any]
-
-
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move, spade_majority: bool) -> int:
     """Greedy value of a move: with take != 0 (a keep included), 1000 per card of ``take`` plus the weights of
     the cards of ``take | play``; a trail scores minus the played card's weight
     (``simcore.variants.foracio.card_weight``)."""
-    play, take = move
-    if take == 0:
-        return -sum(card_weight(c, spade_majority) for c in cards_of(play))
-    return 1000 * len(cards_of(take)) + sum(card_weight(c, spade_majority) for c in cards_of(take | play))
+    return greedy_value(*move, lambda c: card_weight(c, spade_majority))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
     majority = view.rules["spade_element"] == "majority"
-    scores = [greedy_score(m, majority) for m in view.moves]
-    return scores.index(max(scores))
+    return first_best(greedy_score(m, majority) for m in view.moves)
 
 
 POLICIES: dict[str, Callable[[PolicyView, Stream], int]] = {"random": choose_random, "greedy": choose_greedy}
@@ -279,14 +245,6 @@ class DealState:
     def immediate(self, side: int) -> int:
         """F13: a side's immediate points of this deal so far (scope and same-suit bonuses)."""
         return self.scopa[side] + self.same_suit[side]
-
-
-class PlayResult(NamedTuple):
-    """What a move did: its trace kind, the points it scored at once and whether it counted as a scopa."""
-
-    kind: str  # "capture" | "trail" | "keep"
-    points: int
-    sweep: bool
 
 
 def same_suit_bonus(card: int, taken: Iterable[int]) -> int:
@@ -351,12 +309,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[side_of(state.last_capturer)] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, side_of)
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -459,15 +412,7 @@ def winner_after_deal(totals: Sequence[int], target: int, last_capture_side: int
 def play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
     """The trace ``play`` event of a move (a keep lists the ace in ``cards`` and an empty ``take``)."""
     play, take = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_of(play)),
-        "take": [] if result.kind == "keep" else card_names(cards_of(take)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
+    return ev.play_event(seat, play, 0 if result.kind == "keep" else take, result)
 
 
 Chooser = Callable[[int, PolicyView], int]
@@ -496,9 +441,7 @@ def new_deal(deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]
     empty. Records the deal, hand and (empty) table events."""
     first = (dealer + 1) % PLAYERS
     hands = deal_hands(shuffled_pack(stream), first)
-    events.append({"type": "deal", "deal": deal, "dealer": dealer})
-    events.extend({"type": "hand", "seat": seat, "cards": card_names(cards)} for seat, cards in hands.items())
-    events.append({"type": "table", "cards": []})
+    events.extend(ev.dealing_events(deal, dealer, hands, []))
     return DealState(first, [set(hands[s]) for s in range(PLAYERS)])
 
 
@@ -538,32 +481,22 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
             mover = events[-1]["seat"]
             points = interrupted_deal_points(state)
             totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-            events.append({"type": "out", "seat": mover})
-            events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-            events.append({"type": "end", "winner": side_of(mover), "totals": list(totals)})
+            events.append(ev.out_event(mover))
+            events.append(ev.score_event(deal, points, totals))
+            events.append(ev.end_event(side_of(mover), totals))
             break
         residue = award_residue(state)
         if residue is not None:
-            events.append({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+            events.append(ev.residue_event(residue))
         points = score_deal(frozen_rules, state.piles, state.scopa, state.same_suit)
         totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
+        events.append(ev.score_event(deal, points, totals))
         last_side = None if state.last_capturer is None else side_of(state.last_capturer)
         winner = winner_after_deal(totals, rules["target"], last_side)
         if winner is not None:
-            events.append({"type": "end", "winner": winner, "totals": list(totals)})
+            events.append(ev.end_event(winner, totals))
             break
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": PLAYERS,
-        "sides": [list(s) for s in SIDES],
-        "policies": names,
-        "seed": seed,
-        "game": game,
-        "events": events,
-    }
+    return ev.trace_document(VARIANT, rules, SIDES, names, seed, game, events)
 
 
 # -------------------------------------------------------------------------------------- trace check
@@ -584,93 +517,20 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     _Checker(trace).run()
 
 
-class _Checker:
+class _Checker(TraceReader):
     """Walks the events of one trace in order, keeping the state the reference rules reach."""
 
     def __init__(self, trace: Mapping[str, Any]) -> None:
-        self.trace = trace
-        self.events: list[Mapping[str, Any]] = list(_need(trace, "events", "the trace"))
-        self.pos = 0
-        self.rules: dict[str, Any] = {}
-
-    # ---------------------------------------------------------------------------------------- event access
-
-    def fail(self, message: str, index: int | None = None) -> TraceError:
-        return TraceError(f"event {self.pos if index is None else index}: {message}")
-
-    def check(self, ok: bool, index: int, message: str) -> None:
-        if not ok:
-            raise self.fail(message, index)
-
-    def peek_type(self) -> str | None:
-        return self.events[self.pos].get("type") if self.pos < len(self.events) else None
-
-    def take(self, kind: str) -> tuple[int, Mapping[str, Any]]:
-        """The next event, which must be of type ``kind``."""
-        if self.pos >= len(self.events):
-            raise self.fail(f"the trace ends where a {kind!r} event was expected")
-        index, event = self.pos, self.events[self.pos]
-        if event.get("type") != kind:
-            raise self.fail(f"expected a {kind!r} event, got {event.get('type')!r}: {event}")
-        self.pos += 1
-        return index, event
-
-    def field(self, index: int, event: Mapping[str, Any], key: str) -> Any:
-        if key not in event:
-            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
-        return event[key]
-
-    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
-        """Card ids of a card-list field; none twice."""
-        names = self.field(index, event, key)
-        try:
-            ids = [parse_card(n) for n in names]
-        except (ValueError, TypeError, AttributeError) as err:
-            raise self.fail(f"bad card in {key!r}: {err}", index) from None
-        self.check(len(set(ids)) == len(ids), index, f"a card appears twice in {key!r}: {names}")
-        return ids
-
-    # --------------------------------------------------------------------------------------------- header
-
-    def check_header(self) -> None:
-        t = self.trace
-        if _need(t, "format", "the trace") != TRACE_FORMAT:
-            raise TraceError(f"header: format is {t['format']!r}, expected {TRACE_FORMAT!r}")
-        if _need(t, "variant", "the trace") != VARIANT:
-            raise TraceError(f"header: variant is {t['variant']!r}; this check reads {VARIANT!r} only")
-        rules = _need(t, "rules", "the trace")
-        try:
-            resolved = SPEC.resolve(rules)
-        except ConfigError as err:
-            raise TraceError(f"header: invalid rules: {err}") from None
-        if resolved != dict(rules):
-            raise TraceError(f"header: rules are not fully resolved: {rules} (resolved: {resolved})")
-        self.rules = resolved
-        if _need(t, "players", "the trace") != PLAYERS:
-            raise TraceError(f"header: players is {t['players']}, Foracio has {PLAYERS}")
-        if _need(t, "sides", "the trace") != SIDES:
-            raise TraceError(f"header: sides {t['sides']}, expected {SIDES}")
-        if len(_need(t, "policies", "the trace")) != PLAYERS:
-            raise TraceError(f"header: {len(t['policies'])} policies for {PLAYERS} players")
-
-    # ----------------------------------------------------------------------------------------------- game
+        super().__init__(trace, TraceError, PACK_SET)
 
     def run(self) -> None:
-        self.check_header()
+        self.read_header(VARIANT, SPEC, lambda players: SIDES)
         totals = [0] * N_SIDES
         first_dealer: int | None = None
-        for deal in itertools.count():
-            if deal >= MAX_DEALS:
-                raise self.fail(f"no end within {MAX_DEALS} deals")
-            index, event = self.take("deal")
-            self.check(self.field(index, event, "deal") == deal, index, f"deal number should be {deal}")
-            dealer = self.field(index, event, "dealer")
-            if first_dealer is None:
-                self.check(dealer in range(PLAYERS), index, f"dealer {dealer} is not a seat")
-                first_dealer = dealer
-            expected = (first_dealer + deal) % PLAYERS
-            self.check(dealer == expected, index, f"dealer should be seat {expected} (rotation), got {dealer}")
-            state = self.read_dealing(dealer)
+        for deal in range(MAX_DEALS):
+            dealer, first_dealer = self.read_deal(deal, first_dealer)
+            hands, _ = self.read_dealing_step(playing_order((dealer + 1) % PLAYERS), HAND_SIZE, 0, PACK)  # F2
+            state = DealState((dealer + 1) % PLAYERS, [set(hands[s]) for s in range(PLAYERS)])
             if self.play_deal(state, totals):
                 self.read_mid_deal_end(state, deal, totals)
                 return
@@ -680,108 +540,44 @@ class _Checker:
             if winner is not None:
                 self.read_end(winner, totals)
                 return
-
-    def read_dealing(self, dealer: int) -> DealState:
-        """The four hand events (13 cards each, all 52 distinct) and the empty table event, in any order."""
-        start = self.pos
-        hands: dict[int, list[int]] = {}
-        table_seen = False
-        for _ in range(PLAYERS + 1):
-            if self.peek_type() == "table" and not table_seen:
-                index, event = self.take("table")
-                self.check(self.cards(index, event) == [], index, "Foracio deals no table cards (F2)")
-                table_seen = True
-                continue
-            index, event = self.take("hand")
-            seat = self.field(index, event, "seat")
-            self.check(seat in range(PLAYERS) and seat not in hands, index, f"unexpected hand event for seat {seat}")
-            hands[seat] = self.cards(index, event)
-            self.check(len(hands[seat]) == HAND_SIZE, index, f"a hand gets {HAND_SIZE} cards")
-        dealt = [c for cards in hands.values() for c in cards]
-        self.check(sorted(dealt) == list(PACK), start, "the 52 cards are not dealt exactly once")
-        return DealState((dealer + 1) % PLAYERS, [set(hands[s]) for s in range(PLAYERS)])
+        raise self.fail(f"no end within {MAX_DEALS} deals")
 
     def play_deal(self, state: DealState, banked: list[int]) -> bool:
         """Every play of a deal; True when a side won mid-deal (the next event must be its ``out``)."""
         seat = state.first
         while not state.hands_empty():
-            self.replay_play(state, seat)
+            index, event, played, taken = self.read_play(seat, "a Foracio play is one card")
+            if self.field(index, event, "kind") == "keep":  # F5: the ace keeps itself, listing no taken cards
+                self.check(not taken, index, "a keep lists no taken cards")
+                move = (1 << played[0], 1 << played[0])
+            else:
+                move = (1 << played[0], mask_of(taken))
+            self.check_move(index, event, move, legal_moves(self.rules, state.hands[seat], state.table))
+            self.check_result(index, event, apply_play(self.rules, state, seat, move))
             if wins_mid_deal(self.rules, banked, state, seat):
                 return True
             self.check(self.peek_type() != "out", self.pos, "an 'out' event without a mid-deal win")
             seat = (seat + 1) % PLAYERS
         return False
 
-    def replay_play(self, state: DealState, seat: int) -> None:
-        index, event = self.take("play")
-        self.check(self.field(index, event, "seat") == seat, index, f"seat {seat} is to play, not {event['seat']}")
-        played = self.cards(index, event)
-        self.check(len(played) == 1, index, f"a Foracio play is one card, got {event['cards']}")
-        taken = self.cards(index, event, "take")
-        if self.field(index, event, "kind") == "keep":
-            self.check(not taken, index, "a keep lists no taken cards")
-            move = (1 << played[0], 1 << played[0])
-        else:
-            move = (1 << played[0], mask_of(taken))
-        legal = legal_moves(self.rules, state.hands[seat], state.table)
-        self.check(move in legal, index, f"illegal move {event['cards']} take {event['take']} ({event['kind']})")
-        result = apply_play(self.rules, state, seat, move)
-        for key in ("kind", "points", "sweep"):
-            got, want = self.field(index, event, key), getattr(result, key)
-            same = got == want and isinstance(got, bool) == isinstance(want, bool)
-            self.check(same, index, f"{key} should be {want!r}, got {got!r}")
-
     def read_mid_deal_end(self, state: DealState, deal: int, banked: list[int]) -> None:
         """F13: ``out`` by the mover, the interrupted deal's score (immediate points only), ``end``."""
         mover = self.events[self.pos - 1]["seat"]
         index, event = self.take("out")
-        self.check(self.field(index, event, "seat") == mover, index, f"the out is declared by seat {mover}")
+        self.same(index, "the out's seat", self.field(index, event, "seat"), mover)
         points = interrupted_deal_points(state)
         totals = [t + deal_total(p) for t, p in zip(banked, points, strict=True)]
-        self.read_score(deal, points, totals)
+        self.read_score(deal, points, totals, CATEGORIES)
         self.read_end(side_of(mover), totals)
 
     def end_deal(self, state: DealState, deal: int, totals: list[int]) -> list[int]:
         """Residue (F9), card conservation, deal points (F11, F12) and totals; returns the new totals."""
-        residue = award_residue(state)
-        if residue is not None:
-            index, event = self.take("residue")
-            seat = self.field(index, event, "seat")
-            self.check(seat == residue[0], index, f"the residue goes to seat {residue[0]}, not {seat}")
-            cards = self.cards(index, event)
-            self.check(sorted(cards) == residue[1], index, f"residue cards {event['cards']} are not the table")
-        else:
-            self.check(self.peek_type() != "residue", self.pos, "no residue is due (empty table or no capture)")
-        places = [*state.piles, state.table]
-        self.check(
-            sum(len(p) for p in places) == len(PACK) and set().union(*places) == PACK_SET,
-            self.pos,
-            "the pack is not split exactly between the side piles and the unscored residue",
-        )
+        self.read_residue(award_residue(state))
+        self.check_split(state.piles, state.table)
         points = score_deal(self.rules, state.piles, state.scopa, state.same_suit)
         new_totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        self.read_score(deal, points, new_totals)
+        self.read_score(deal, points, new_totals, CATEGORIES)
         return new_totals
-
-    def read_score(self, deal: int, points: list[dict[str, int]], totals: list[int]) -> None:
-        index, event = self.take("score")
-        self.check(self.field(index, event, "deal") == deal, index, f"score of deal {deal} expected")
-        got = self.field(index, event, "points")
-        same = got == points and all(list(g) == list(CATEGORIES) for g in got)
-        self.check(same, index, f"points should be {points}")
-        self.check(self.field(index, event, "totals") == totals, index, f"totals should be {totals}")
-
-    def read_end(self, winner: int, totals: list[int]) -> None:
-        index, event = self.take("end")
-        self.check(self.field(index, event, "winner") == winner, index, f"the winner is side {winner}")
-        self.check(self.field(index, event, "totals") == totals, index, f"end totals should be {totals}")
-        self.check(self.pos == len(self.events), self.pos, "events after the end of the game")
-
-
-def _need(mapping: Mapping[str, Any], key: str, what: str) -> Any:
-    if key not in mapping:
-        raise TraceError(f"{what} has no {key!r} field")
-    return mapping[key]
 
 
 __all__ = [

@@ -31,14 +31,29 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
-from simcore.cards import SPADES, cards_of, mask_of, parse_card
+from simcore.cards import SPADES, mask_of, parse_card
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
+from simcore.reference import events as ev
+from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.checking import TraceReader
+from simcore.reference.common import (
+    as_cards,
+    card_names,
+    check_policy_names,
+    deal_round,
+    game_winner,
+    rank_of,
+    shuffle,
+    suit_of,
+    take_from_stock,
+)
+from simcore.reference.piles import PlayResult, lay_or_capture
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names
 from simcore.variants.kaszino import BIG_CASINO, CATEGORIES, LITTLE_CASINO, SPEC, VALUE_OF_RANK, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "kaszino"
 PLAYERS = 2
 SIDES = [[0], [1]]
@@ -86,37 +101,12 @@ def shuffled_pack(stream: Stream) -> list[int]:
     return shuffle(PACK, stream)
 
 
-def take_from_stock(stock: list[int], count: int) -> list[int]:
-    """The next ``count`` cards off the front of ``stock`` (removed in place)."""
-    cards = stock[:count]
-    del stock[:count]
-    return cards
-
-
 # -------------------------------------------------------------------------------------- legal moves
 
 
 def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
-    """Every non-empty set of ``cards`` whose values add up to ``total``.
-
-    A depth-first walk over the cards in id order that only extends sets whose sum stays within ``total``
-    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
-    """
-    ordered = sorted(cards)
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(ordered)):
-            v = value_of(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """Every non-empty set of ``cards`` whose values add up to ``total`` (depth-first, id order)."""
+    return _subsets_with_sum(cards, total, value_of)
 
 
 def hand_groups(rules: Mapping[str, Any], hand: Iterable[int]) -> list[frozenset[int]]:
@@ -182,27 +172,15 @@ class PolicyView(NamedTuple):
     open_hand: frozenset[int] | None
 
 
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move) -> int:
     """Greedy value of a move: an exchange scores 1000 per table card taken plus the card weights of the taken
     and played cards; a trail scores minus the played card's weight (``simcore.variants.kaszino.card_weight``)."""
-    play_mask, take_mask = move
-    if take_mask == 0:
-        return -sum(card_weight(c) for c in cards_of(play_mask))
-    return 1000 * take_mask.bit_count() + sum(card_weight(c) for c in cards_of(take_mask | play_mask))
+    return greedy_value(*move, card_weight)
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    best = 0
-    for i, move in enumerate(view.moves):
-        if greedy_score(move) > greedy_score(view.moves[best]):
-            best = i
-    return best
+    return first_best(greedy_score(move) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -246,14 +224,6 @@ class DealState:
         return not self.stock
 
 
-class PlayResult(NamedTuple):
-    """What a move did: exchange ("capture") or trail, its immediate tábla points, whether it was a tábla."""
-
-    kind: str  # "capture" | "trail"
-    points: int
-    sweep: bool
-
-
 def tabla_value(rules: Mapping[str, Any], state: DealState) -> int:
     """K7: a tábla made with the deal's very first move (it takes the 4 initial cards) scores
     ``opening_tabla_points``; every other tábla scores 1."""
@@ -272,12 +242,8 @@ def apply_move(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     worth = tabla_value(rules, state)
     state.plays += 1
     state.hands[seat] -= played
-    if not taken:
-        state.table |= played
+    if not lay_or_capture(state, seat, seat, played, taken):
         return PlayResult("trail", 0, False)
-    state.table -= taken
-    state.piles[seat] |= played | taken
-    state.last_capturer = seat
     if state.table:
         return PlayResult("capture", 0, False)
     state.tabla[seat] += worth
@@ -297,12 +263,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[state.last_capturer] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, lambda seat: seat)
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -352,14 +313,6 @@ def is_out(rules: Mapping[str, Any], state: DealState, seat: int, banked: Sequen
     return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat) >= rules["target"]
 
 
-def game_winner(totals: Sequence[int], target: int) -> int | None:
-    """A.5: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
-    top = max(totals)
-    if top >= target and list(totals).count(top) == 1:
-        return list(totals).index(top)
-    return None
-
-
 # ------------------------------------------------------------------------------------- turn structure
 
 
@@ -380,20 +333,6 @@ class Agent(Protocol):
         """Record one play, residue, out, score or end event."""
 
 
-def play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
-    """The trace event of one play."""
-    play_mask, take_mask = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_of(play_mask)),
-        "take": card_names(cards_of(take_mask)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
-
-
 def make_play(
     rules: Mapping[str, Any],
     state: DealState,
@@ -408,7 +347,7 @@ def make_play(
     moves = trails(state.hands[seat]) if forced_trail else legal_moves(rules, state.hands[seat], state.table)
     move = agent.choose(state, seat, moves, forced_trail)
     result = apply_move(rules, state, seat, move)
-    agent.emit(play_event(seat, move, result))
+    agent.emit(ev.play_event(seat, *move, result))
     if result.sweep and rules["after_tabla"] == "trail_then_move" and state.hands[other(seat)]:
         state.pending = other(seat)
     return is_out(rules, state, seat, banked)
@@ -466,17 +405,17 @@ def finish_deal(
     """End of a deal: ``out`` (mid-deal win) or residue (K10), then the ``score`` event, then ``end`` if the
     game is over. Returns the new totals and the winning side (None: another deal)."""
     if out_seat is not None:
-        agent.emit({"type": "out", "seat": out_seat})
+        agent.emit(ev.out_event(out_seat))
     else:
         residue = award_residue(state)
         if residue is not None:
-            agent.emit({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
+            agent.emit(ev.residue_event(residue))
     points = score_deal(rules, state.piles, state.tabla)
     totals = [b + deal_total(p) for b, p in zip(banked, points, strict=True)]
-    agent.emit({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])
+    agent.emit(ev.score_event(deal, points, totals))
+    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])  # K13, A.5
     if winner is not None:
-        agent.emit({"type": "end", "winner": winner, "totals": list(totals)})
+        agent.emit(ev.end_event(winner, totals))
     return totals, winner
 
 
@@ -498,10 +437,6 @@ def run_game(rules: Mapping[str, Any], first_dealer: int, agent: Agent) -> list[
 # ------------------------------------------------------------------------------------- seeded games
 
 
-def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
-    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
-
-
 class PolicyAgent:
     """The agent of :func:`play_game`: shuffles with the deal stream, chooses with the seats' policies."""
 
@@ -516,16 +451,14 @@ class PolicyAgent:
         """K2: shuffle; 3 cards to the non-dealer, 3 to the dealer, 4 to the table; the talon is the rest."""
         stock = shuffled_pack(self.deal_stream)
         first = non_dealer(dealer)
-        hands = {seat: take_from_stock(stock, HAND_SIZE) for seat in (first, other(first))}
+        hands = deal_round(stock, [first, other(first)], HAND_SIZE)
         table = take_from_stock(stock, TABLE_SIZE)
-        self.events.append({"type": "deal", "deal": deal, "dealer": dealer})
-        self.events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
-        self.events.append({"type": "table", "cards": card_names(table)})
+        self.events.extend(ev.dealing_events(deal, dealer, hands, table))
         return DealState(dealer, [set(hands[0]), set(hands[1])], set(table), stock)
 
     def draw_round(self, state: DealState, order: list[int]) -> dict[int, list[int]]:
         drawn = {seat: state.stock[k * HAND_SIZE : (k + 1) * HAND_SIZE] for k, seat in enumerate(order)}
-        self.events.extend(_hand_event(seat, cards) for seat, cards in drawn.items())
+        self.events.extend(ev.hand_event(seat, cards) for seat, cards in drawn.items())
         return drawn
 
     def choose(self, state: DealState, seat: int, moves: list[Move], forced_trail: bool) -> Move:
@@ -543,20 +476,6 @@ class PolicyAgent:
 
     def emit(self, event: dict[str, Any]) -> None:
         self.events.append(event)
-
-
-def trace_header(rules: Mapping[str, Any], policies: Sequence[str], seed: int, game: int) -> dict[str, Any]:
-    """The game object of a trace, without its events."""
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": PLAYERS,
-        "sides": [list(s) for s in SIDES],
-        "policies": list(policies),
-        "seed": seed,
-        "game": game,
-    }
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -582,23 +501,19 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     agent = PolicyAgent(rules, names, deal_stream, streams)
     first_dealer = deal_stream.bounded(PLAYERS)
     run_game(rules, first_dealer, agent)
-    return {**trace_header(rules, names, seed, game), "events": agent.events}
+    return ev.trace_document(VARIANT, rules, SIDES, names, seed, game, agent.events)
 
 
 # ------------------------------------------------------------------------------------ trace checking
 
 
-class ReplayAgent:
+class ReplayAgent(TraceReader):
     """The agent of :func:`check_trace`: dealt cards and chosen moves come from the trace's events, and every
     event the rules produce must be the trace's next one. Failures are AssertionErrors naming the event."""
 
-    def __init__(self, events: Sequence[Mapping[str, Any]]) -> None:
-        self.events = list(events)
-        self.pos = 0
+    def __init__(self, trace: Mapping[str, Any]) -> None:
+        super().__init__(trace, AssertionError, PACK_SET)
         self.state: DealState | None = None
-
-    def fail(self, message: str, index: int | None = None) -> AssertionError:
-        return AssertionError(f"event {self.pos if index is None else index}: {message}")
 
     def next_event(self, kind: str | None = None) -> tuple[int, Mapping[str, Any]]:
         """The next event (consumed), which must be of type ``kind`` when given."""
@@ -611,22 +526,6 @@ class ReplayAgent:
             raise self.fail(f"expected a {kind!r} event, got {event.get('type')!r}")
         self.pos += 1
         return index, event
-
-    def get(self, index: int, event: Mapping[str, Any], key: str) -> Any:
-        if key not in event:
-            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
-        return event[key]
-
-    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
-        """Card ids of a card-list field, any order, no card twice."""
-        names = self.get(index, event, key)
-        try:
-            ids = [parse_card(n) for n in names]
-        except (ValueError, TypeError, AttributeError) as err:
-            raise self.fail(f"bad card in {key!r}: {err}", index) from None
-        if len(set(ids)) != len(ids):
-            raise self.fail(f"a card appears twice in {key!r}: {names}", index)
-        return ids
 
     def read_hands(
         self, seats: list[int], with_table: bool, allowed: set[int]
@@ -646,7 +545,7 @@ class ReplayAgent:
                 if event.get("type") != "hand":
                     wanted = "hand or table" if with_table else "hand"
                     raise self.fail(f"expected a {wanted} event, got {event.get('type')!r}", index)
-                seat = self.get(index, event, "seat")
+                seat = self.field(index, event, "seat")
                 if seat not in seats or seat in hands:
                     raise self.fail(f"unexpected hand event for seat {seat!r}", index)
                 hands[seat] = cards = self.cards(index, event)
@@ -659,9 +558,9 @@ class ReplayAgent:
 
     def start_deal(self, deal: int, dealer: int) -> DealState:
         index, event = self.next_event("deal")
-        if self.get(index, event, "deal") != deal:
+        if self.field(index, event, "deal") != deal:
             raise self.fail(f"deal number should be {deal}", index)
-        if self.get(index, event, "dealer") != dealer:
+        if self.field(index, event, "dealer") != dealer:
             raise self.fail(f"deal {deal} is dealt by seat {dealer}, not {event['dealer']!r}", index)
         hands, table = self.read_hands([non_dealer(dealer), dealer], True, set(PACK))
         dealt = {*hands[0], *hands[1], *table}
@@ -720,25 +619,14 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     event index, at the first thing the rules do not reproduce: a play that is not legal in the reached
     position (double moves and waiting players included), a wrong kind/points/sweep, out/residue/score/totals/
     winner, a card in two places or lost at a deal's end, or events after the end of the game."""
-    for key in ("format", "variant", "rules", "players", "sides", "policies", "events"):
-        assert key in trace, f"header: the trace has no {key!r} field"
-    assert trace["format"] == TRACE_FORMAT, f"header: format {trace['format']!r} is not {TRACE_FORMAT!r}"
-    assert trace["variant"] == VARIANT, f"header: variant {trace['variant']!r} is not {VARIANT!r}"
-    try:
-        rules = SPEC.resolve(trace["rules"])
-    except ConfigError as err:
-        raise AssertionError(f"header: invalid rules: {err}") from None
-    assert rules == dict(trace["rules"]), f"header: rules are not fully resolved: {trace['rules']}"
-    assert trace["players"] == PLAYERS, f"header: players {trace['players']!r}, expected {PLAYERS}"
-    assert trace["sides"] == SIDES, f"header: sides {trace['sides']!r}, expected {SIDES}"
-    assert len(trace["policies"]) == PLAYERS, f"header: {len(trace['policies'])} policies for {PLAYERS} players"
-    agent = ReplayAgent(trace["events"])
+    agent = ReplayAgent(trace)
+    agent.read_header(VARIANT, SPEC, lambda players: SIDES)
     assert agent.events, "event 0: the trace has no events"
     first = agent.events[0]
     first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
     if first_dealer not in range(PLAYERS):
         raise agent.fail(f"the first deal's dealer {first_dealer!r} is not a seat", 0)
-    run_game(MappingProxyType(rules), first_dealer, agent)
+    run_game(MappingProxyType(agent.rules), first_dealer, agent)
     if agent.pos != len(agent.events):
         raise agent.fail("events after the end of the game")
 

@@ -17,16 +17,33 @@ order is hands first (playing order from the seat after the dealer), then the ta
 
 from __future__ import annotations
 
-import itertools
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
-from simcore.cards import DIAMONDS, card_id, cards_of, format_card, mask_of
+from simcore.cards import DIAMONDS, card_id
 from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
-from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
+from simcore.reference import events as ev
+from simcore.reference.captures import capture_or_trail, sum_captures
+from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.common import (
+    as_cards,
+    card_names,
+    check_policy_names,
+    deal_round,
+    game_winner,
+    playing_order,
+    rank_of,
+    shuffle,
+    side_of,
+    suit_of,
+    take_from_stock,
+)
+from simcore.reference.piles import DealState, PlayResult, lay_or_capture
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
+from simcore.reference.rng import Stream
+from simcore.reference.stock import play_stock_game
 from simcore.variants.scopa import (
     CATEGORIES,
     PRIMIERA_OF_RANK,
@@ -37,7 +54,7 @@ from simcore.variants.scopa import (
     card_weight,
 )
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "scopa"
 HAND_SIZE = 3  # S3: three cards each, in every round
 TABLE_SIZE = 4  # S3: four cards face up at the start of a deal
@@ -52,7 +69,7 @@ MAX_DEALS = 10_000
 Move = tuple[int, int]
 
 
-# ---------------------------------------------------------------------------------- cards and seats
+# ---------------------------------------------------------------------------------------------- cards
 
 
 def value_of(card: int) -> int:
@@ -70,60 +87,12 @@ def primiera_points(card: int) -> int:
     return PRIMIERA_OF_RANK[rank_of(card)]
 
 
-def as_cards(cards: int | Iterable[int]) -> frozenset[int]:
-    """A set of card ids from an int bitmask or an iterable of ids."""
-    if isinstance(cards, int):
-        return frozenset(cards_of(cards))
-    return frozenset(cards)
-
-
-def card_names(cards: Iterable[int]) -> list[str]:
-    """Trace form of a card list: names sorted by card id."""
-    return [format_card(c) for c in sorted(cards)]
-
-
-def side_of(seat: int, players: int) -> int:
-    """Side of a seat (A.2): partners opposite with 4 players, otherwise one seat per side."""
-    return seat % 2 if players == 4 else seat
-
-
-def n_sides(players: int) -> int:
-    """Number of sides: 2 with 4 players (partnerships), otherwise one per player."""
-    return 2 if players == 4 else players
-
-
-def sides_of(players: int) -> list[list[int]]:
-    """Seats of each side, as in the trace header."""
-    return [[s for s in range(players) if side_of(s, players) == side] for side in range(n_sides(players))]
-
-
-def playing_order(first: int, players: int) -> list[int]:
-    """Seats in playing order starting at ``first`` (A.2: seat s+1 plays after seat s)."""
-    return [(first + k) % players for k in range(players)]
-
-
 # ------------------------------------------------------------------------------------------ dealing
 
 
 def shuffled_pack(stream: Stream) -> list[int]:
     """The pack in ascending id order, Fisher-Yates shuffled: for i = 39..1, swap i and bounded(i + 1)."""
     return shuffle(PACK, stream)
-
-
-def deal_round(stock: list[int], first: int, players: int) -> dict[int, list[int]]:
-    """Take HAND_SIZE cards per seat off the front of ``stock`` (in place), playing order from ``first``."""
-    dealt = {}
-    for seat in playing_order(first, players):
-        dealt[seat] = stock[:HAND_SIZE]
-        del stock[:HAND_SIZE]
-    return dealt
-
-
-def deal_table(stock: list[int]) -> list[int]:
-    """Take the TABLE_SIZE initial table cards off the front of ``stock`` (in place)."""
-    table = stock[:TABLE_SIZE]
-    del stock[:TABLE_SIZE]
-    return table
 
 
 def is_void_deal(rules: Mapping[str, Any], table: Iterable[int]) -> bool:
@@ -136,26 +105,8 @@ def is_void_deal(rules: Mapping[str, Any], table: Iterable[int]) -> bool:
 
 
 def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
-    """Every non-empty set of ``cards`` whose capture values add up to ``total``.
-
-    A depth-first walk over the cards in id order that only extends sets whose sum stays within ``total``
-    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
-    """
-    ordered = sorted(cards)
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(ordered)):
-            v = value_of(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """Every non-empty set of ``cards`` whose capture values add up to ``total`` (depth-first, id order)."""
+    return _subsets_with_sum(cards, total, value_of)
 
 
 def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
@@ -164,13 +115,7 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
     With ``single_card_priority``, if a table card has the played card's value, only single equal cards may
     be taken; otherwise any set summing to the value (including single equal cards when the priority is off).
     """
-    table = frozenset(table)
-    v = value_of(card)
-    if rules["single_card_priority"]:
-        singles = [frozenset({t}) for t in sorted(table) if value_of(t) == v]
-        if singles:
-            return singles
-    return subsets_with_sum(table, v)
+    return sum_captures(frozenset(table), value_of(card), value_of, rules["single_card_priority"])
 
 
 def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
@@ -181,63 +126,26 @@ def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int 
     only captures are legal, else every card is trailed.
     """
     hand, table = as_cards(hand), as_cards(table)
-    takes = {card: captures(rules, card, table) for card in hand}
     forced = rules["forced_capture"]
     if forced not in ("card", "none", "player"):
         raise ConfigError(f"forced_capture {forced!r} is not card, none or player")
-    any_card_can_capture = any(takes.values())
-    moves: list[Move] = []
-    for card in hand:
-        moves.extend((card, mask_of(taken)) for taken in takes[card])
-        if may_trail(forced, bool(takes[card]), any_card_can_capture):
-            moves.append((card, 0))
-    return sorted(moves)
-
-
-def may_trail(forced: str, card_can_capture: bool, any_card_can_capture: bool) -> bool:
-    """S6: whether a hand card may be trailed under ``forced_capture``."""
-    if forced == "none":
-        return True
-    if forced == "card":
-        return not card_can_capture
-    return not any_card_can_capture  # "player"
+    return capture_or_trail({card: captures(rules, card, table) for card in hand}, forced, lambda card: card)
 
 
 # ----------------------------------------------------------------------------------------- policies
-
-
-class PolicyView(NamedTuple):
-    """Everything a policy may see: its own hand, the table, the legal moves (sorted) and the rules."""
-
-    hand: frozenset[int]
-    table: frozenset[int]
-    moves: tuple[Move, ...]
-    rules: Mapping[str, Any]
-
-
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
 
 
 def greedy_score(move: Move, napola: bool) -> int:
     """Greedy value of a move: captures 1000 per table card taken plus the card weights of taken + played
     cards; a trail minus the played card's weight (``simcore.variants.scopa.card_weight``)."""
     card, take_mask = move
-    if take_mask == 0:
-        return -card_weight(card, napola)
-    taken = cards_of(take_mask)
-    return 1000 * len(taken) + sum(card_weight(c, napola) for c in [*taken, card])
+    return greedy_value(1 << card, take_mask, lambda c: card_weight(c, napola))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
     napola = bool(view.rules["napola"])
-    best = 0
-    for i, move in enumerate(view.moves):
-        if greedy_score(move, napola) > greedy_score(view.moves[best], napola):
-            best = i
-    return best
+    return first_best(greedy_score(move, napola) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -248,36 +156,7 @@ def check_policies(policies: Sequence[str], players: int) -> list[str]:
     return check_policy_names(policies, players, POLICIES)
 
 
-# --------------------------------------------------------------------------------------- deal state
-
-
-@dataclass
-class DealState:
-    """Cards of one deal in play: hands by seat, table, remaining stock, side piles, counted sweeps."""
-
-    players: int
-    first: int
-    hands: list[set[int]]
-    table: set[int]
-    stock: list[int]
-    piles: list[set[int]] = field(default_factory=list)
-    sweeps: list[int] = field(default_factory=list)
-    last_capturer: int | None = None
-
-    def __post_init__(self) -> None:
-        self.piles = self.piles or [set() for _ in range(n_sides(self.players))]
-        self.sweeps = self.sweeps or [0] * n_sides(self.players)
-
-    def hands_empty(self) -> bool:
-        return all(not h for h in self.hands)
-
-
-class PlayResult(NamedTuple):
-    """What a move did: capture or trail, and whether it counted as a sweep."""
-
-    kind: str  # "capture" | "trail"
-    sweep: bool
-    points: int
+# ------------------------------------------------------------------------------------------ playing
 
 
 def counts_as_sweep(rules: Mapping[str, Any], table_after: set[int], last_play: bool) -> bool:
@@ -293,20 +172,15 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     hand and the stock are empty.
     """
     card, take_mask = move
-    taken = as_cards(take_mask)
     state.hands[seat].remove(card)
-    if not taken:
-        state.table.add(card)
-        return PlayResult("trail", False, 0)
     side = side_of(seat, state.players)
-    state.table -= taken
-    state.piles[side] |= taken | {card}
-    state.last_capturer = seat
+    if not lay_or_capture(state, seat, side, {card}, as_cards(take_mask)):
+        return PlayResult("trail", 0, False)
     last_play = state.hands_empty() and not state.stock
     sweep = counts_as_sweep(rules, state.table, last_play)
     if sweep:
         state.sweeps[side] += 1
-    return PlayResult("capture", sweep, 1 if sweep else 0)
+    return PlayResult("capture", 1 if sweep else 0, sweep)
 
 
 def award_residue(state: DealState) -> tuple[int, list[int]] | None:
@@ -314,12 +188,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[side_of(state.last_capturer, state.players)] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, lambda seat: side_of(seat, state.players))
 
 
 # ------------------------------------------------------------------------------------------ scoring
@@ -398,22 +267,10 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points[c] for c in CATEGORIES)
 
 
-def game_winner(totals: Sequence[int], target: int) -> int | None:
-    """S12: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
-    top = max(totals)
-    if top >= target and list(totals).count(top) == 1:
-        return list(totals).index(top)
-    return None
-
-
 # ----------------------------------------------------------------------------------------- the game
 
 
-def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
-    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
-
-
-def _deal_cards(
+def deal_cards(
     rules: Mapping[str, Any], deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]
 ) -> DealState:
     """Shuffle and deal until the deal is not void (S3, S4), recording deal/hand/table/redeal events."""
@@ -421,48 +278,21 @@ def _deal_cards(
     first = (dealer + 1) % players
     while True:
         stock = shuffled_pack(stream)
-        hands = deal_round(stock, first, players)
-        table = deal_table(stock)
-        events.append({"type": "deal", "deal": deal, "dealer": dealer})
-        events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
-        events.append({"type": "table", "cards": card_names(table)})
+        hands = deal_round(stock, playing_order(first, players), HAND_SIZE)
+        table = take_from_stock(stock, TABLE_SIZE)
+        events.extend(ev.dealing_events(deal, dealer, hands, table))
         if not is_void_deal(rules, table):
             return DealState(players, first, [set(hands[s]) for s in range(players)], set(table), stock)
         events.append({"type": "redeal", "reason": "kings"})
 
 
-def _play_deal(
-    rules: Mapping[str, Any],
-    state: DealState,
-    policies: Sequence[str],
-    streams: Sequence[Stream],
-    events: list[dict[str, Any]],
-) -> None:
-    """S7, S8: turns from the first seat; when all hands are empty, deal a round until the stock is out."""
-    seat = state.first
-    while True:
-        if state.hands_empty():
-            if not state.stock:
-                return
-            for s, cards in deal_round(state.stock, state.first, state.players).items():
-                state.hands[s] |= set(cards)
-                events.append(_hand_event(s, cards))
-        moves = legal_moves(rules, state.hands[seat], state.table)
-        view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
-        card, take_mask = move = moves[POLICIES[policies[seat]](view, streams[seat])]
-        result = apply_play(rules, state, seat, move)
-        events.append(
-            {
-                "type": "play",
-                "seat": seat,
-                "cards": [format_card(card)],
-                "take": card_names(cards_of(take_mask)),
-                "kind": result.kind,
-                "points": result.points,
-                "sweep": result.sweep,
-            }
-        )
-        seat = (seat + 1) % state.players
+def move_of(card: int, take_mask: int) -> Move:
+    """A Scopa move names its played card by id."""
+    return card, take_mask
+
+
+def play_mask(move: Move) -> int:
+    return 1 << move[0]
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -479,39 +309,37 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     ``rules`` may be partial; it is resolved with ``simcore.variants.scopa.SPEC``. ``policies``: one of
     "random", "greedy" per seat.
     """
-    rules = SPEC.resolve(rules)
-    players = rules["players"]
-    names = check_policies(policies, players)
-    deal_stream = Stream(seed, game, DEAL_STREAM)
-    policy_streams = [Stream(seed, game, policy_stream_index(s)) for s in range(players)]
-    frozen_rules = MappingProxyType(rules)
-    events: list[dict[str, Any]] = []
-    totals = [0] * n_sides(players)
-    first_dealer = deal_stream.bounded(players)
-    for deal in itertools.count():
-        if deal >= MAX_DEALS:
-            raise RuntimeError(f"game {game} (seed {seed}) did not end within {MAX_DEALS} deals")
-        dealer = (first_dealer + deal) % players
-        state = _deal_cards(frozen_rules, deal, dealer, deal_stream, events)
-        _play_deal(frozen_rules, state, names, policy_streams, events)
-        residue = award_residue(state)
-        if residue is not None:
-            events.append({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
-        points = score_deal(frozen_rules, state.piles, state.sweeps)
-        totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-        winner = game_winner(totals, rules["target"])
-        if winner is not None:
-            events.append({"type": "end", "winner": winner, "totals": list(totals)})
-            break
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": players,
-        "sides": sides_of(players),
-        "policies": names,
-        "seed": seed,
-        "game": game,
-        "events": events,
-    }
+    return play_stock_game(sys.modules[__name__], seed, game, rules, policies)
+
+
+__all__ = [  # also what simcore.reference.stock reads of this module (StockGame)
+    "CATEGORIES",
+    "PACK",
+    "PACK_SET",
+    "SPEC",
+    "DealState",
+    "PolicyView",
+    "apply_play",
+    "award_residue",
+    "best_primiera_by_suit",
+    "captures",
+    "card_names",
+    "choose_greedy",
+    "choose_random",
+    "deal_cards",
+    "deal_total",
+    "game_winner",
+    "greedy_score",
+    "is_void_deal",
+    "legal_moves",
+    "move_of",
+    "napola_points",
+    "play_game",
+    "play_mask",
+    "primiera_suits",
+    "primiera_table",
+    "score_deal",
+    "shuffled_pack",
+    "subsets_with_sum",
+    "value_of",
+]

@@ -25,20 +25,35 @@ Rules (``simcore.variants.skopa``, whose module docstring lists the choices wher
 
 from __future__ import annotations
 
-import itertools
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
-from simcore.cards import CLUBS, mask_of, parse_card
-from simcore.errors import ConfigError
-from simcore.reference.common import check_policy_names, rank_of, shuffle, suit_of
-from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
-from simcore.reference.scopa import as_cards, card_names, n_sides, playing_order, side_of, sides_of
+from simcore.cards import CLUBS, mask_of
+from simcore.reference import events as ev
+from simcore.reference.captures import capture_or_trail, sum_captures
+from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
+from simcore.reference.common import (
+    as_cards,
+    cards_in,
+    check_policy_names,
+    deal_round,
+    game_winner,
+    playing_order,
+    rank_of,
+    shuffle,
+    side_of,
+    suit_of,
+    take_from_stock,
+)
+from simcore.reference.piles import DealState, PlayResult, lay_or_capture
+from simcore.reference.piles import award_residue as _award_residue
+from simcore.reference.policies import PolicyView, choose_random, first_best, greedy_value
+from simcore.reference.rng import Stream
+from simcore.reference.stock import StockChecker, play_stock_game
 from simcore.variants.skopa import CATEGORIES, SPEC, TEN_DIAMONDS, TWO_CLUBS, VALUE_OF_RANK, card_weight
 
-TRACE_FORMAT = "scopasim-trace/1"
+TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "skopa"
 HAND_SIZE = 4  # R3, R8: four cards each in every round
 TABLE_SIZE = 4  # R3: four cards face up at the start of a deal (none in later rounds)
@@ -69,16 +84,6 @@ def value_of(card: int) -> int:
     return VALUE_OF_RANK.get(rank_of(card), 0)
 
 
-def cards_in(mask: int) -> list[int]:
-    """Card ids of a mask, ascending (walks the set bits only; ``cards_of`` tests all 52)."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
-
-
 def the_card(play_mask: int) -> int:
     """The single card id of a one-card play mask."""
     cards = cards_in(play_mask)
@@ -95,47 +100,13 @@ def shuffled_pack(stream: Stream) -> list[int]:
     return shuffle(PACK, stream)
 
 
-def deal_round(stock: list[int], first: int, players: int) -> dict[int, list[int]]:
-    """R3, R8: take HAND_SIZE cards per seat off the front of ``stock`` (in place), playing order from
-    ``first``. The dict keeps that order (it is the order of the trace's hand events)."""
-    dealt = {}
-    for seat in playing_order(first, players):
-        dealt[seat] = stock[:HAND_SIZE]
-        del stock[:HAND_SIZE]
-    return dealt
-
-
-def deal_table(stock: list[int]) -> list[int]:
-    """R3: take the TABLE_SIZE initial table cards off the front of ``stock`` (in place)."""
-    table = stock[:TABLE_SIZE]
-    del stock[:TABLE_SIZE]
-    return table
-
-
 # ---------------------------------------------------------------------------------------- legal moves
 
 
 def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
-    """Every non-empty set of NUMERALS among ``cards`` whose values add up to ``total`` (courts are skipped).
-
-    A depth-first walk over the numerals in id order that only extends sets whose sum stays within ``total``
-    (values are >= 1), so it visits each qualifying set once without enumerating the whole power set.
-    """
-    ordered = sorted(c for c in cards if not is_court(c))
-    found: list[frozenset[int]] = []
-
-    def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
-        if remaining == 0:
-            found.append(frozenset(chosen))
-            return
-        for i in range(start, len(ordered)):
-            v = value_of(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
-
-    if total > 0:
-        extend(0, (), total)
-    return found
+    """Every non-empty set of NUMERALS among ``cards`` whose values add up to ``total`` (courts, of value 0,
+    never enter a sum; depth-first, id order)."""
+    return _subsets_with_sum(cards, total, value_of)
 
 
 def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
@@ -150,74 +121,34 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
     if is_court(card):
         found = [frozenset({t}) for t in table if rank_of(t) == rank_of(card)]
     else:
-        v = value_of(card)
-        singles = [frozenset({t}) for t in table if not is_court(t) and value_of(t) == v]
-        found = singles if rules["single_card_priority"] and singles else subsets_with_sum(table, v)
+        found = sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
     return sorted(found, key=mask_of)
-
-
-def may_trail(forced: str, card_can_capture: bool, any_card_can_capture: bool) -> bool:
-    """R6: whether a hand card may be trailed under ``forced_capture``.
-
-    "player": only when no hand card can capture; "card": when this card cannot capture; "none": always.
-    """
-    if forced == "none":
-        return True
-    if forced == "card":
-        return not card_can_capture
-    if forced == "player":
-        return not any_card_can_capture
-    raise ConfigError(f"forced_capture {forced!r} is not player, card or none")
 
 
 def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
     """Legal ``(play_mask, take_mask)`` moves of a hand on a table, sorted ascending (R5, R6).
 
     Every capture of every hand card is legal (under "player" compulsion a player who can capture has only
-    captures, and may choose any of them); a trail ``(play_mask, 0)`` is added for each card :func:`may_trail`
-    allows.
+    captures, and may choose any of them); a trail ``(play_mask, 0)`` is added for each card
+    ``simcore.reference.captures.may_trail`` allows (R6).
     """
     hand, table = as_cards(hand), as_cards(table)
     takes = {card: captures(rules, card, table) for card in hand}
-    any_card_can_capture = any(takes.values())
-    moves: list[Move] = []
-    for card in hand:
-        moves.extend((1 << card, mask_of(taken)) for taken in takes[card])
-        if may_trail(rules["forced_capture"], bool(takes[card]), any_card_can_capture):
-            moves.append((1 << card, 0))
-    return sorted(moves)
+    return capture_or_trail(takes, rules["forced_capture"], lambda card: 1 << card)
 
 
 # ------------------------------------------------------------------------------------------- policies
 
 
-class PolicyView(NamedTuple):
-    """Everything a policy may see: its own hand, the table, the legal moves (sorted) and the rules."""
-
-    hand: frozenset[int]
-    table: frozenset[int]
-    moves: tuple[Move, ...]
-    rules: Mapping[str, Any]
-
-
-def choose_random(view: PolicyView, stream: Stream) -> int:
-    """Uniform move: index ``stream.bounded(len(moves))``, drawn even when there is a single move."""
-    return stream.bounded(len(view.moves))
-
-
 def greedy_score(move: Move) -> int:
     """Greedy value of a move: a capture scores 1000 per table card taken plus the card weights of the taken
     and played cards; a trail scores minus the played card's weight (``simcore.variants.skopa.card_weight``)."""
-    play_mask, take_mask = move
-    if take_mask == 0:
-        return -sum(card_weight(c) for c in cards_in(play_mask))
-    return 1000 * len(cards_in(take_mask)) + sum(card_weight(c) for c in cards_in(take_mask | play_mask))
+    return greedy_value(*move, card_weight)
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    scores = [greedy_score(move) for move in view.moves]
-    return scores.index(max(scores))  # index() finds the first of equal scores
+    return first_best(greedy_score(move) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -228,36 +159,7 @@ def check_policies(policies: Sequence[str], players: int) -> list[str]:
     return check_policy_names(policies, players, POLICIES)
 
 
-# ----------------------------------------------------------------------------------------- deal state
-
-
-@dataclass
-class DealState:
-    """Cards of one deal in play: hands by seat, table, remaining stock, side piles, sweeps per side."""
-
-    players: int
-    first: int
-    hands: list[set[int]]
-    table: set[int]
-    stock: list[int]
-    piles: list[set[int]] = field(default_factory=list)
-    sweeps: list[int] = field(default_factory=list)
-    last_capturer: int | None = None
-
-    def __post_init__(self) -> None:
-        self.piles = self.piles or [set() for _ in range(n_sides(self.players))]
-        self.sweeps = self.sweeps or [0] * n_sides(self.players)
-
-    def hands_empty(self) -> bool:
-        return all(not h for h in self.hands)
-
-
-class PlayResult(NamedTuple):
-    """What a move did: capture or trail, whether it was a sweep, and the points it scored at once."""
-
-    kind: str  # "capture" | "trail"
-    sweep: bool
-    points: int
+# -------------------------------------------------------------------------------------------- playing
 
 
 def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
@@ -269,19 +171,14 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     """
     play_mask, take_mask = move
     card = the_card(play_mask)
-    taken = set(cards_in(take_mask))
     state.hands[seat].remove(card)
-    if not taken:
-        state.table.add(card)
-        return PlayResult("trail", False, 0)
     side = side_of(seat, state.players)
-    state.table -= taken
-    state.piles[side] |= taken | {card}
-    state.last_capturer = seat
+    if not lay_or_capture(state, seat, side, {card}, cards_in(take_mask)):
+        return PlayResult("trail", 0, False)
     if state.table:
-        return PlayResult("capture", False, 0)
+        return PlayResult("capture", 0, False)
     state.sweeps[side] += 1
-    return PlayResult("capture", True, rules["sweep_points"])
+    return PlayResult("capture", rules["sweep_points"], True)
 
 
 def award_residue(state: DealState) -> tuple[int, list[int]] | None:
@@ -289,12 +186,7 @@ def award_residue(state: DealState) -> tuple[int, list[int]] | None:
 
     Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
     """
-    if not state.table or state.last_capturer is None:
-        return None
-    cards = sorted(state.table)
-    state.piles[side_of(state.last_capturer, state.players)] |= state.table
-    state.table = set()
-    return state.last_capturer, cards
+    return _award_residue(state, lambda seat: side_of(seat, state.players))
 
 
 # -------------------------------------------------------------------------------------------- scoring
@@ -348,68 +240,34 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points[c] for c in CATEGORIES)
 
 
-def game_winner(totals: Sequence[int], target: int) -> int | None:
-    """R12: the side with the unique top total if that total reaches ``target``, else None (another deal)."""
-    top = max(totals)
-    if top >= target and list(totals).count(top) == 1:
-        return list(totals).index(top)
-    return None
-
-
 # ------------------------------------------------------------------------------------------- the game
 
 
-def _hand_event(seat: int, cards: Iterable[int]) -> dict[str, Any]:
-    return {"type": "hand", "seat": seat, "cards": card_names(cards)}
-
-
-def _deal_cards(players: int, deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]) -> DealState:
+def deal_cards(
+    rules: Mapping[str, Any], deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]
+) -> DealState:
     """R3: shuffle, 4 cards per seat in playing order from the seat after the dealer, 4 to the table."""
+    players = rules["players"]
     first = (dealer + 1) % players
     stock = shuffled_pack(stream)
-    hands = deal_round(stock, first, players)
-    table = deal_table(stock)
-    events.append({"type": "deal", "deal": deal, "dealer": dealer})
-    events.extend(_hand_event(seat, cards) for seat, cards in hands.items())
-    events.append({"type": "table", "cards": card_names(table)})
+    hands = deal_round(stock, playing_order(first, players), HAND_SIZE)
+    table = take_from_stock(stock, TABLE_SIZE)
+    events.extend(ev.dealing_events(deal, dealer, hands, table))
     return DealState(players, first, [set(hands[s]) for s in range(players)], set(table), stock)
 
 
-def _play_event(seat: int, move: Move, result: PlayResult) -> dict[str, Any]:
-    play_mask, take_mask = move
-    return {
-        "type": "play",
-        "seat": seat,
-        "cards": card_names(cards_in(play_mask)),
-        "take": card_names(cards_in(take_mask)),
-        "kind": result.kind,
-        "points": result.points,
-        "sweep": result.sweep,
-    }
+def is_void_deal(rules: Mapping[str, Any], table: Iterable[int]) -> bool:
+    """R3: Skopa has no void deals (no redeal on the initial table)."""
+    return False
 
 
-def _play_deal(
-    rules: Mapping[str, Any],
-    state: DealState,
-    policies: Sequence[str],
-    streams: Sequence[Stream],
-    events: list[dict[str, Any]],
-) -> None:
-    """R4, R8: turns from the first seat; when every hand is empty, a new round of 4 each until the stock is
-    out (its hand events come right before the round's first play)."""
-    seat = state.first
-    while True:
-        if state.hands_empty():
-            if not state.stock:
-                return
-            for s, cards in deal_round(state.stock, state.first, state.players).items():
-                state.hands[s] |= set(cards)
-                events.append(_hand_event(s, cards))
-        moves = legal_moves(rules, state.hands[seat], state.table)
-        view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
-        move = moves[POLICIES[policies[seat]](view, streams[seat])]
-        events.append(_play_event(seat, move, apply_play(rules, state, seat, move)))
-        seat = (seat + 1) % state.players
+def move_of(card: int, take_mask: int) -> Move:
+    """A Skopa move names its played card by its mask."""
+    return 1 << card, take_mask
+
+
+def play_mask(move: Move) -> int:
+    return move[0]
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
@@ -426,42 +284,7 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     ``rules`` may be partial; it is resolved with ``simcore.variants.skopa.SPEC``. ``policies``: one of
     "random", "greedy" per seat.
     """
-    rules = SPEC.resolve(rules)
-    players = rules["players"]
-    names = check_policies(policies, players)
-    deal_stream = Stream(seed, game, DEAL_STREAM)
-    policy_streams = [Stream(seed, game, policy_stream_index(s)) for s in range(players)]
-    frozen_rules = MappingProxyType(rules)
-    events: list[dict[str, Any]] = []
-    totals = [0] * n_sides(players)
-    first_dealer = deal_stream.bounded(players)
-    for deal in itertools.count():
-        if deal >= MAX_DEALS:
-            raise RuntimeError(f"game {game} (seed {seed}) did not end within {MAX_DEALS} deals")
-        dealer = (first_dealer + deal) % players
-        state = _deal_cards(players, deal, dealer, deal_stream, events)
-        _play_deal(frozen_rules, state, names, policy_streams, events)
-        residue = award_residue(state)
-        if residue is not None:
-            events.append({"type": "residue", "seat": residue[0], "cards": card_names(residue[1])})
-        points = score_deal(frozen_rules, state.piles, state.sweeps)
-        totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        events.append({"type": "score", "deal": deal, "points": points, "totals": list(totals)})
-        winner = game_winner(totals, rules["target"])
-        if winner is not None:
-            events.append({"type": "end", "winner": winner, "totals": list(totals)})
-            break
-    return {
-        "format": TRACE_FORMAT,
-        "variant": VARIANT,
-        "rules": dict(rules),
-        "players": players,
-        "sides": sides_of(players),
-        "policies": names,
-        "seed": seed,
-        "game": game,
-        "events": events,
-    }
+    return play_stock_game(sys.modules[__name__], seed, game, rules, policies)
 
 
 # ------------------------------------------------------------------------------------------ the check
@@ -476,213 +299,14 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     events of one dealing step may come in any order (TRACE_FORMAT.md). Raises :class:`TraceError` (an
     ``AssertionError``) naming the first bad event's index.
     """
-    _Checker(trace).run()
+    StockChecker(sys.modules[__name__], trace, TraceError).run()
 
 
-class _Checker:
-    """Walks the events of one trace in order, keeping the state the reference rules reach."""
-
-    def __init__(self, trace: Mapping[str, Any]) -> None:
-        self.trace = trace
-        events = _need(trace, "events", "the trace")
-        if not isinstance(events, list):
-            raise TraceError("header: 'events' is not a list")
-        self.events: list[Mapping[str, Any]] = events
-        self.pos = 0
-        self.rules: dict[str, Any] = {}
-        self.players = 0
-
-    # ------------------------------------------------------------------------------------- event access
-
-    def fail(self, message: str, index: int | None = None) -> TraceError:
-        return TraceError(f"event {self.pos if index is None else index}: {message}")
-
-    def check(self, ok: bool, index: int, message: str) -> None:
-        if not ok:
-            raise self.fail(message, index)
-
-    def peek_type(self) -> str | None:
-        if self.pos >= len(self.events):
-            return None
-        event = self.events[self.pos]
-        return event.get("type") if isinstance(event, Mapping) else None
-
-    def take(self, kind: str) -> tuple[int, Mapping[str, Any]]:
-        """The next event, which must be of type ``kind``."""
-        if self.pos >= len(self.events):
-            raise self.fail(f"the trace ends where a {kind!r} event was expected")
-        index, event = self.pos, self.events[self.pos]
-        if self.peek_type() != kind:
-            raise self.fail(f"expected a {kind!r} event, got {event!r}")
-        self.pos += 1
-        return index, event
-
-    def field(self, index: int, event: Mapping[str, Any], key: str) -> Any:
-        if key not in event:
-            raise self.fail(f"{event.get('type')!r} event has no {key!r} field", index)
-        return event[key]
-
-    def cards(self, index: int, event: Mapping[str, Any], key: str = "cards") -> list[int]:
-        """Card ids of a card-list field; none may appear twice."""
-        names = self.field(index, event, key)
-        self.check(isinstance(names, list), index, f"{key!r} is not a list of cards")
-        try:
-            ids = [parse_card(n) for n in names]
-        except (ValueError, TypeError, AttributeError) as err:
-            raise self.fail(f"bad card in {key!r}: {err}", index) from None
-        self.check(len(set(ids)) == len(ids), index, f"a card appears twice in {key!r}: {names}")
-        return ids
-
-    def same(self, index: int, key: str, got: Any, want: Any) -> None:
-        """``got == want`` with the same bool-ness (``True`` is not ``1`` in a trace)."""
-        ok = got == want and isinstance(got, bool) == isinstance(want, bool)
-        self.check(ok, index, f"{key} should be {want!r}, got {got!r}")
-
-    # ------------------------------------------------------------------------------------------- header
-
-    def check_header(self) -> None:
-        t = self.trace
-        if _need(t, "format", "the trace") != TRACE_FORMAT:
-            raise TraceError(f"header: format is {t['format']!r}, expected {TRACE_FORMAT!r}")
-        if _need(t, "variant", "the trace") != VARIANT:
-            raise TraceError(f"header: variant is {t['variant']!r}; this check is for {VARIANT!r} only")
-        rules = _need(t, "rules", "the trace")
-        try:
-            resolved = SPEC.resolve(rules)
-        except ConfigError as err:
-            raise TraceError(f"header: invalid rules: {err}") from None
-        if resolved != dict(rules):
-            raise TraceError(f"header: rules are not fully resolved: {rules} (resolved: {resolved})")
-        self.rules = resolved
-        self.players = resolved["players"]
-        if _need(t, "players", "the trace") != self.players:
-            raise TraceError(f"header: players {t['players']} differs from rules players {self.players}")
-        if _need(t, "sides", "the trace") != sides_of(self.players):
-            raise TraceError(f"header: sides {t['sides']}, expected {sides_of(self.players)}")
-        if len(_need(t, "policies", "the trace")) != self.players:
-            raise TraceError(f"header: {len(t['policies'])} policies for {self.players} players")
-
-    # --------------------------------------------------------------------------------------------- game
-
-    def run(self) -> None:
-        self.check_header()
-        totals = [0] * n_sides(self.players)
-        first_dealer: int | None = None
-        for deal in range(MAX_DEALS):
-            index, event = self.take("deal")
-            self.same(index, "deal number", self.field(index, event, "deal"), deal)
-            dealer = self.field(index, event, "dealer")
-            if first_dealer is None:
-                self.check(dealer in range(self.players), index, f"dealer {dealer!r} is not a seat")
-                first_dealer = dealer
-            self.same(index, "dealer (rotation)", dealer, (first_dealer + deal) % self.players)
-            state = self.read_initial_deal(dealer)
-            self.play_deal(state)
-            totals = self.end_deal(state, deal, totals)
-            if game_winner(totals, self.rules["target"]) is not None:
-                self.read_end(totals)
-                return
-        raise self.fail(f"no winner within {MAX_DEALS} deals")
-
-    def read_dealing_step(self, seats: list[int], stock: set[int], with_table: bool) -> tuple[dict, list[int]]:
-        """The hand events of ``seats`` (4 unseen cards each) and, if ``with_table``, the table event (4)."""
-        hands: dict[int, list[int]] = {}
-        table: list[int] | None = None
-        start = self.pos
-        for _ in range(len(seats) + (1 if with_table else 0)):
-            if self.peek_type() == "table" and with_table and table is None:
-                index, event = self.take("table")
-                table = self.cards(index, event)
-                self.check(len(table) == TABLE_SIZE, index, f"the table gets {TABLE_SIZE} cards, got {len(table)}")
-                continue
-            index, event = self.take("hand")
-            seat = self.field(index, event, "seat")
-            self.check(seat in seats and seat not in hands, index, f"unexpected hand event for seat {seat!r}")
-            hands[seat] = self.cards(index, event)
-            self.check(len(hands[seat]) == HAND_SIZE, index, f"a hand gets {HAND_SIZE} cards")
-        dealt = [c for cards in hands.values() for c in cards] + (table or [])
-        self.check(len(set(dealt)) == len(dealt), start, "the same card is dealt twice")
-        self.check(set(dealt) <= stock, start, "cards already dealt in this deal are dealt again")
-        return hands, table or []
-
-    def read_initial_deal(self, dealer: int) -> DealState:
-        """R3: hands and table of a new deal; the stock is the unseen cards (which, not their order)."""
-        first = (dealer + 1) % self.players
-        hands, table = self.read_dealing_step(playing_order(first, self.players), set(PACK), with_table=True)
-        dealt = {c for cards in hands.values() for c in cards} | set(table)
-        stock = [c for c in PACK if c not in dealt]
-        return DealState(self.players, first, [set(hands[s]) for s in range(self.players)], set(table), stock)
-
-    def play_deal(self, state: DealState) -> None:
-        """Every play of a deal, with a new round of hands whenever every hand is empty (R8)."""
-        seat = state.first
-        while True:
-            if state.hands_empty():
-                if not state.stock:
-                    return
-                hands, _ = self.read_dealing_step(
-                    playing_order(state.first, self.players), set(state.stock), with_table=False
-                )
-                for s, cards in hands.items():
-                    state.hands[s] |= set(cards)
-                    state.stock = [c for c in state.stock if c not in set(cards)]
-            self.replay_play(state, seat)
-            seat = (seat + 1) % self.players
-
-    def replay_play(self, state: DealState, seat: int) -> None:
-        index, event = self.take("play")
-        self.same(index, "seat", self.field(index, event, "seat"), seat)
-        played = self.cards(index, event)
-        self.check(len(played) == 1, index, f"a Skopa play is one card, got {event['cards']}")
-        move = (mask_of(played), mask_of(self.cards(index, event, "take")))
-        legal = legal_moves(self.rules, state.hands[seat], state.table)
-        self.check(move in legal, index, f"illegal move {event['cards']} take {event['take']}")
-        result = apply_play(self.rules, state, seat, move)
-        for key in ("kind", "points", "sweep"):
-            self.same(index, key, self.field(index, event, key), getattr(result, key))
-
-    def end_deal(self, state: DealState, deal: int, totals: list[int]) -> list[int]:
-        """Residue (R9), card conservation, deal points (R10, R11) and totals; returns the new totals."""
-        residue = award_residue(state)
-        if residue is not None:
-            index, event = self.take("residue")
-            self.same(index, "residue seat", self.field(index, event, "seat"), residue[0])
-            cards = self.cards(index, event)
-            self.check(sorted(cards) == residue[1], index, f"residue cards {event['cards']} are not the table")
-        else:
-            self.check(self.peek_type() != "residue", self.pos, "no residue is due (empty table or no capture)")
-        places = [*state.piles, state.table]
-        self.check(
-            sum(len(p) for p in places) == len(PACK) and set().union(*places) == PACK_SET,
-            self.pos,
-            "the pack is not split exactly between the side piles and the unscored residue",
-        )
-        index, event = self.take("score")
-        self.same(index, "score deal number", self.field(index, event, "deal"), deal)
-        points = score_deal(self.rules, state.piles, state.sweeps)
-        got = self.field(index, event, "points")
-        self.check(got == points and all(list(g) == list(CATEGORIES) for g in got), index, f"points should be {points}")
-        new_totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
-        self.check(self.field(index, event, "totals") == new_totals, index, f"totals should be {new_totals}")
-        return new_totals
-
-    def read_end(self, totals: list[int]) -> None:
-        index, event = self.take("end")
-        winner = game_winner(totals, self.rules["target"])
-        self.same(index, "the winner", self.field(index, event, "winner"), winner)
-        self.check(self.field(index, event, "totals") == totals, index, f"end totals should be {totals}")
-        self.check(self.pos == len(self.events), self.pos, "events after the end of the game")
-
-
-def _need(mapping: Mapping[str, Any], key: str, what: str) -> Any:
-    if key not in mapping:
-        raise TraceError(f"header: {what} has no {key!r} field")
-    return mapping[key]
-
-
-__all__ = [
+__all__ = [  # also what simcore.reference.stock reads of this module (StockGame)
+    "CATEGORIES",
     "PACK",
     "PLAYS_PER_DEAL",
+    "SPEC",
     "DealState",
     "PolicyView",
     "TraceError",
@@ -692,13 +316,17 @@ __all__ = [
     "check_trace",
     "choose_greedy",
     "choose_random",
+    "deal_cards",
     "deal_total",
     "game_winner",
     "greedy_score",
+    "is_void_deal",
     "legal_moves",
     "most_cards_points",
     "most_clubs_points",
+    "move_of",
     "play_game",
+    "play_mask",
     "score_deal",
     "shuffled_pack",
     "subsets_with_sum",
