@@ -243,16 +243,19 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
     per_round = players * hand_size
+    mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
+    in_round = t % per_round
     status = DEAL_DONE
     while t < total_plays:
-        seat = (first + t) % players
+        seat = mover
+        mover = 0 if mover + 1 == players else mover + 1
         side = side_of[seat]
         play, take, i = -1, 0, 0
         if forced >= 0:
             i = forced
             forced = -1
         else:
-            if t > 0 and t % per_round == 0:
+            if t > 0 and in_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
             if policy in (POLICY_RANDOM, POLICY_GREEDY):  # no move list, no view (simcore.policies.quick)
@@ -269,6 +272,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         gs[HANDS + seat] &= ~play
         seen |= play
         t += 1
+        in_round = 0 if in_round + 1 == per_round else in_round + 1
         if take == 0:
             table |= play
             if ev_slot >= 0:
@@ -298,8 +302,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
-        secured = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
-        if mid_deal_out != 0 and points > 0 and secured >= target:
+        secured = mid_deal_out != 0 and points > 0  # the totals are read only after a scoring capture
+        if secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
             gs[DS_OUT_SIDE] = side
