@@ -23,7 +23,7 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
@@ -60,7 +60,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC, POLICY_RANDOM, choose
 from simcore.policies.quick import quick_choice
-from simcore.rng import bounded
+from simcore.rng import draw_bounded
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
@@ -107,13 +107,17 @@ def emit(events, ev_slot, n, kind, a, b, c, d, mask1, mask2):
     return n + 1
 
 
-@kernel
+@inline_kernel
 def shuffle(gs, pack):
-    """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count."""
+    """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count.
+
+    The deal stream's state stays in a local for the whole shuffle (``draw_bounded``: the numbers of ``bounded``)."""
     n = list_cards(gs, DECK, pack)
+    state = gs[DEAL_RNG]
     for i in range(n - 1, 0, -1):
-        j = bounded(gs, DEAL_RNG, i + 1)
+        state, j = draw_bounded(state, i + 1)
         gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]
+    gs[DEAL_RNG] = state
     return n
 
 
@@ -126,7 +130,7 @@ def take_cards(gs, pos, count):
     return m
 
 
-@kernel
+@inline_kernel
 def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     """Deal one hand to every seat in playing order from ``first``; returns (new position, events)."""
     for k in range(players):
@@ -138,7 +142,7 @@ def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     return pos, ne
 
 
-@kernel
+@inline_kernel
 def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""
     first = (dealer + 1) % rules.players
