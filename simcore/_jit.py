@@ -8,6 +8,10 @@ cached function only when its own file changes, not when a function it calls (in
 cache keyed on the whole package is the only one that can never serve stale machine code.
 ``SCOPASIM_NO_CACHE=1`` turns caching off (to measure cold compile time); ``SCOPASIM_CACHE_DIR`` moves it.
 
+:data:`inline_kernel` is for the few helpers of the hot loop: Numba inlines their IR into every caller, so a
+call costs nothing (a non-inlined helper taking an array makes two NRT calls and passes every array field on the
+stack, ~16 arguments), at the price of compiling the helper once more in each caller.
+
 A kernel called from another kernel is compiled once per argument *type*, never per constant value. Numba's
 default types a constant argument as a literal (``Literal[int](-1)``) and compiles a separate specialization of the
 callee, and of everything it calls, for each constant: the deal loop was compiled three times (once with the
@@ -54,9 +58,11 @@ if CACHE:
 _njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
 
 
-def kernel(func):
+def kernel(func=None, *, inline: str = "never"):
     """``njit`` with the project's options, compiled once per argument type (see the module docstring)."""
-    dispatcher = _njit(func)
+    if func is None:
+        return partial(kernel, inline=inline)
+    dispatcher = _njit(func, inline=inline)
     typed_call = dispatcher.get_call_template
 
     def get_call_template(args, kws):
@@ -65,5 +71,8 @@ def kernel(func):
     dispatcher.get_call_template = get_call_template
     return dispatcher
 
+
+inline_kernel = kernel(inline="always")
+"""A :data:`kernel` whose IR Numba inlines into its callers (hot-loop helpers only; see the module docstring)."""
 
 parallel_kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy", parallel=True)

@@ -83,13 +83,24 @@ def next64(states, i):
 
 
 @kernel
-def bounded(states, i, n):
-    """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from stream ``i``; Lemire's method, unbiased."""
-    m = ((next64(states, i) >> 32) & _LOW32) * n
+def draw_bounded(state, n):
+    """(new state, uniform integer in ``0..n-1``) of a stream held in a local (``1 <= n < 2**31``): Lemire's
+    method, unbiased. The shuffle keeps the deal stream in a register with it; ``bounded`` is the same draw."""
+    state += GOLDEN
+    m = ((mix64(state) >> 32) & _LOW32) * n
     low = m & _LOW32
     if low < n:
         threshold = ((1 << 32) - n) % n
         while low < threshold:
-            m = ((next64(states, i) >> 32) & _LOW32) * n
+            state += GOLDEN
+            m = ((mix64(state) >> 32) & _LOW32) * n
             low = m & _LOW32
-    return m >> 32
+    return state, m >> 32
+
+
+@kernel
+def bounded(states, i, n):
+    """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from stream ``i`` of ``states`` (``draw_bounded``)."""
+    state, value = draw_bounded(states[i], n)
+    states[i] = state
+    return value

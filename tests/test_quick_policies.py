@@ -8,6 +8,7 @@ state.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -65,3 +66,15 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
             assert ps[RNG + 1] == after_quick
     assert quick > 3000  # most positions take the quick path
+
+
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+def test_sum_values_rise_strictly_with_rank(variant):
+    """``quick`` walks a card's sum captures among the cards of its rank and below (``up_to_rank``): exact only while
+    a higher rank never has a capture value as low as a lower one's, among the cards that enter sums."""
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve({}))
+    cards = cards_of(rules.pack & rules.sum_mask)  # ascending id: ascending rank
+    for lower, higher in itertools.pairwise(cards):
+        v1, v2 = ((rules.value_by_rank >> (4 * (c >> 2))) & 15 for c in (lower, higher))
+        assert v1 >= 1 and (v2 > v1 if higher >> 2 > lower >> 2 else v2 == v1)

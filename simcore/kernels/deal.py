@@ -23,7 +23,7 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
@@ -60,7 +60,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC, POLICY_RANDOM, choose
 from simcore.policies.quick import quick_choice
-from simcore.rng import bounded
+from simcore.rng import draw_bounded
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
@@ -107,13 +107,17 @@ def emit(events, ev_slot, n, kind, a, b, c, d, mask1, mask2):
     return n + 1
 
 
-@kernel
+@inline_kernel
 def shuffle(gs, pack):
-    """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count."""
+    """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count.
+
+    The deal stream's state stays in a local for the whole shuffle (``draw_bounded``: the numbers of ``bounded``)."""
     n = list_cards(gs, DECK, pack)
+    state = gs[DEAL_RNG]
     for i in range(n - 1, 0, -1):
-        j = bounded(gs, DEAL_RNG, i + 1)
+        state, j = draw_bounded(state, i + 1)
         gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]
+    gs[DEAL_RNG] = state
     return n
 
 
@@ -126,7 +130,7 @@ def take_cards(gs, pos, count):
     return m
 
 
-@kernel
+@inline_kernel
 def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     """Deal one hand to every seat in playing order from ``first``; returns (new position, events)."""
     for k in range(players):
@@ -138,7 +142,7 @@ def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     return pos, ne
 
 
-@kernel
+@inline_kernel
 def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""
     first = (dealer + 1) % rules.players
@@ -243,16 +247,19 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
     per_round = players * hand_size
+    mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
+    in_round = t % per_round
     status = DEAL_DONE
     while t < total_plays:
-        seat = (first + t) % players
+        seat = mover
+        mover = 0 if mover + 1 == players else mover + 1
         side = side_of[seat]
         play, take, i = -1, 0, 0
         if forced >= 0:
             i = forced
             forced = -1
         else:
-            if t > 0 and t % per_round == 0:
+            if t > 0 and in_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
             if policy in (POLICY_RANDOM, POLICY_GREEDY):  # no move list, no view (simcore.policies.quick)
@@ -269,6 +276,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         gs[HANDS + seat] &= ~play
         seen |= play
         t += 1
+        in_round = 0 if in_round + 1 == per_round else in_round + 1
         if take == 0:
             table |= play
             if ev_slot >= 0:
@@ -298,8 +306,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
-        secured = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
-        if mid_deal_out != 0 and points > 0 and secured >= target:
+        secured = mid_deal_out != 0 and points > 0  # the totals are read only after a scoring capture
+        if secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
             gs[DS_OUT_SIDE] = side

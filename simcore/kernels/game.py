@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import popcount
 from simcore.kernels.control import CONTROL_SIZE
 from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*: the trace and tests read them here)
@@ -160,7 +160,7 @@ def make_scratch(rules, control):
     )
 
 
-@kernel
+@inline_kernel
 def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, ne):
     """Deal and play one deal; returns (plays, redeals, events, out_side, last_capturer).
 
@@ -180,7 +180,7 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
     return gs[DS_T], redeals, ne, gs[DS_OUT_SIDE], gs[DS_LAST]
 
 
-@kernel
+@inline_kernel
 def record_deal(slot, d, dealer, rules, out, s, partial):
     """Score the deal just played (``partial``: cut short by a mid-deal win), add it to the totals, write its rows.
 

@@ -1,11 +1,13 @@
 """End-of-deal scoring and the end-of-game decision.
 
 ``points[side, category]`` is filled in the category order of the variant (``VariantSpec.categories``).
+The helpers of ``score_deal`` are inlined into it (one call a deal instead of one per helper, each passing the
+rules' arrays and two NRT calls per array).
 """
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
@@ -24,7 +26,7 @@ ACES_MASK = 0xF
 NAPOLA_ORDER = (1, 5, 9, 13, 17, 21, 25, 41, 45, 49)  # A..7, J, Q, K of diamonds
 
 
-@kernel
+@inline_kernel
 def unique_max(counts, n):
     """Index of the unique largest of ``counts[:n]`` when it is positive, else -1."""
     best = -1
@@ -38,7 +40,7 @@ def unique_max(counts, n):
     return -1 if tied else best
 
 
-@kernel
+@inline_kernel
 def best_in_suit(pile, suit, primiera_value):
     """Highest primiera value among the cards of one suit in a pile (0 when the suit is missing)."""
     best = 0
@@ -52,7 +54,7 @@ def best_in_suit(pile, suit, primiera_value):
     return best
 
 
-@kernel
+@inline_kernel
 def primiera_winner(rules, piles, work):
     """Side winning the primiera, or -1. ``work`` is an int64 scratch of at least ``n_sides`` entries."""
     n = rules.n_sides
@@ -79,7 +81,7 @@ def primiera_winner(rules, piles, work):
     return -1
 
 
-@kernel
+@inline_kernel
 def napola_points(pile):
     """A-2-3 of coins scores 3, plus 1 per further consecutive coin."""
     run = 0
@@ -90,7 +92,7 @@ def napola_points(pile):
     return run if run >= 3 else 0
 
 
-@kernel
+@inline_kernel
 def score_scopa(rules, piles, sweep_pts, points, work):
     """Scopa deal points (S10, S11): cards, coins, settebello, primiera, scope, napola."""
     n = rules.n_sides
@@ -114,7 +116,7 @@ def score_scopa(rules, piles, sweep_pts, points, work):
         points[w, PRIMIERA] = 1
 
 
-@kernel
+@inline_kernel
 def score_skopa(rules, piles, sweep_pts, points, work):
     """Skopa deal points (R11): most cards 2 (two sides tied for most: 1 each), most clubs 1 (3 players, a tie:
     nothing, or 1 each with ``clubs_tie="each"``), the 2 of clubs 1, the 10 of diamonds 1, sweeps."""
@@ -136,7 +138,7 @@ def score_skopa(rules, piles, sweep_pts, points, work):
         points[side, 4] = sweep_pts[side]
 
 
-@kernel
+@inline_kernel
 def max_and_count(values, n):
     """Largest of ``values[:n]`` and how many sides have it."""
     top = values[0]
@@ -149,7 +151,7 @@ def max_and_count(values, n):
     return top, count
 
 
-@kernel
+@inline_kernel
 def napoletane(pile):
     """Foracio napoletane (F12): in each suit holding A-2-3, the length of the unbroken run from the ace."""
     total = 0
@@ -162,7 +164,7 @@ def napoletane(pile):
     return total
 
 
-@kernel
+@inline_kernel
 def score_foracio(rules, piles, sweep_pts, same_suit, points, partial):
     """Foracio deal points (F11, F12) per side; ``partial`` (a mid-deal win): only scope and same-suit points."""
     for side in range(2):

@@ -18,7 +18,7 @@ returns play -1).
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
@@ -30,7 +30,7 @@ QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 no
 GREEDY_CARD_SCORE = 1000  # as simcore.policies.kernels
 
 
-@kernel
+@inline_kernel
 def lanes_times(lo, hi, v):
     """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15 (selects; LLVM may still branch)."""
     w = 8 * v
@@ -40,7 +40,7 @@ def lanes_times(lo, hi, v):
     return lo + ((lo << s) if small else 0), hi + ((hi << s) if small else 0) + cross
 
 
-@kernel
+@inline_kernel
 def subset_sum_lanes(avail, value_by_rank):
     """(lo, hi): lane j (8 bits) of lo | hi << 64 = number of subsets of ``avail`` whose values sum to j."""
     lo = 1
@@ -52,14 +52,14 @@ def subset_sum_lanes(avail, value_by_rank):
     return lo, hi
 
 
-@kernel
+@inline_kernel
 def lane(lo, hi, v):
     """Subsets summing to ``v`` (0..15) from ``subset_sum_lanes``."""
     word = lo if v < 8 else hi
     return (word >> (8 * (v & 7))) & 255
 
 
-@kernel
+@inline_kernel
 def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi):
     """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists)."""
     same_rank = table & (15 << ((c >> 2) << 2))
@@ -73,7 +73,14 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi
     return lane(lo, hi, v)
 
 
-@kernel
+@inline_kernel
+def up_to_rank(c):
+    """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
+    of the sum cards rises strictly with the rank in every family game (a test checks it)."""
+    return (16 << ((c >> 2) << 2)) - 1
+
+
+@inline_kernel
 def nth_bit(mask, idx):
     """The ``idx``-th lowest set bit of ``mask``, as a mask."""
     for _ in range(idx):
@@ -81,7 +88,7 @@ def nth_bit(mask, idx):
     return mask & -mask
 
 
-@kernel
+@inline_kernel
 def singles_of(c, table, priority, sum_mask, rank_only):
     """The table cards card ``c`` takes one at a time (rank-only or single-card priority), else 0."""
     same_rank = table & (15 << ((c >> 2) << 2))
@@ -92,14 +99,14 @@ def singles_of(c, table, priority, sum_mask, rank_only):
     return 0
 
 
-@kernel
+@inline_kernel
 def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
     v = card_value(c, value_by_rank)
-    avail = table & sum_mask
+    avail = table & sum_mask & up_to_rank(c)
     s = 0
     while True:
         s = (s - avail) & avail  # next submask, ascending
@@ -111,7 +118,7 @@ def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
             idx -= 1
 
 
-@kernel
+@inline_kernel
 def moves_of(cap, forced):
     """Moves of a card with ``cap`` captures under the compulsion rule (FORCED_PLAYER: captures only)."""
     if forced == FORCED_NONE:
@@ -121,7 +128,7 @@ def moves_of(cap, forced):
     return cap
 
 
-@kernel
+@inline_kernel
 def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
@@ -152,7 +159,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx)
 
 
-@kernel
+@inline_kernel
 def take_weight(ps, mask):
     """Sum of the card weights of a mask (``weight_of``)."""
     total = 0
@@ -163,7 +170,7 @@ def take_weight(ps, mask):
     return total
 
 
-@kernel
+@inline_kernel
 def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
@@ -192,10 +199,11 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                     best_play, best_take, best = play, t, score
             continue
         v = card_value(c, value_by_rank)
-        avail = table & sum_mask
+        avail = table & sum_mask & up_to_rank(c)
         s = (0 - avail) & avail
-        while s != 0:
+        while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
             if mask_value(s, value_by_rank) == v:
+                cap -= 1
                 score = GREEDY_CARD_SCORE * popcount(s) + take_weight(ps, s) + wc
                 if score > best:
                     best_play, best_take, best = play, s, score
@@ -210,7 +218,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     return best_play, best_take
 
 
-@kernel
+@inline_kernel
 def quick_choice(ps, seat, hand, table, rs, greedy):
     """(play, take) of ``greedy`` (else ``random``) for the seat, or (-1, 0) when the table is too large or the
     hand holds a Foracio ace (``rs[5]``: ace_sweeps)."""
