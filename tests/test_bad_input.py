@@ -371,11 +371,11 @@ SLOTS = {  # parameter group -> (slots of the kernels' parameter row, how a test
 
 def _groups(choice) -> set[str]:
     """The parameter groups a parsed policy accepts."""
-    from simcore.policies.weights import WEIGHTS
+    from simcore.policies.weights import game_weights
 
     keys = set(choice.params)
     groups = {g for g in ("sweep", "risk", "samples", "epsilon") if g in keys}
-    return groups | ({"weights"} if keys & set(WEIGHTS[choice.variant]) else set())
+    return groups | ({"weights"} if keys & set(game_weights(choice.variant)) else set())
 
 
 @pytest.mark.parametrize(

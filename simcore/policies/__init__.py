@@ -38,7 +38,7 @@ from simcore.policies.kernels import (
 )
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
-# (``simcore.policies.weights.WEIGHTS``: the cards' points, ``card``, the counted suit, ``hold``).
+# (each game's ``VariantSpec.weights``: the cards' points, ``card``, the counted suit, ``hold``).
 WEIGHTS = "weights"
 MAX_WEIGHT = 1e6  # larger weights overflow the kernels' sums to inf, and inf - inf ranks every move alike
 ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
@@ -73,7 +73,7 @@ class PolicySpec:
         out: dict[str, float] = {}
         for group in groups:
             if group == WEIGHTS:
-                out |= weights.WEIGHTS[variant]
+                out |= weights.game_weights(variant)
             else:
                 out[group] = common[group]
         return out

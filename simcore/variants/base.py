@@ -147,6 +147,23 @@ def _parse_int(name: str, raw: object) -> int:
 
 
 @dataclass(frozen=True)
+class HeuristicWeights:
+    """What a game tells the point policies (``points``, ``defensive``, ``lookahead``, ``mc`` rollouts) about its
+    cards: each weight in deal points (``simcore.policies.weights`` says how they are used and measured).
+
+    ``defaults``: the game's own weights (``hold``, ``card`` and its scoring cards and suit), users override any;
+    ``meanings``: what each of them means in this game (``scopasim policies``); ``card_points(weights, rules,
+    card)``: points a card is worth to the side that takes it; ``suit_weight(weights, rules)``: points per card
+    of the suit whose count scores (0 when no suit count scores under ``rules``).
+    """
+
+    defaults: Mapping[str, float]
+    meanings: Mapping[str, str]
+    card_points: Callable[[Mapping[str, float], Mapping[str, Any], int], float]
+    suit_weight: Callable[[Mapping[str, float], Mapping[str, Any]], float]
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     """A game of the family: its rule keys, scoring categories and compiler to ``Rules``."""
 
@@ -158,6 +175,7 @@ class VariantSpec:
     compile_rules: Callable[[Mapping[str, Any]], Rules]
     rules_version: str = "1"
     declare_info: Callable[[Mapping[str, Any]], GameInfo] | None = None  # the game's bounds for a rule set
+    weights: HeuristicWeights | None = None  # its cards' worth to the point policies
 
     def key(self, name: str) -> RuleKey:
         for k in self.keys:

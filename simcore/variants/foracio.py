@@ -34,6 +34,7 @@ from simcore.variants.base import (
     FORACIO,
     FORCED_NAMES,
     GameInfo,
+    HeuristicWeights,
     RuleKey,
     Rules,
     VariantSpec,
@@ -210,6 +211,34 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
     )
 
 
+# The point policies' view of the cards (simcore.policies.weights: what a weight is, how the defaults were measured).
+def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    value = w["spade"] * (c == card_id(7, SPADES)) * (rules["spade_element"] != "majority")
+    value += w["two_spades"] * (c == card_id(2, SPADES)) + w["jack_spades"] * (c == card_id(11, SPADES))
+    return value + w["ten_diamonds"] * (c == card_id(10, DIAMONDS)) + w["napoletana"] * (int(CARD_RANK[c]) <= 3)
+
+
+WEIGHTS = HeuristicWeights(
+    defaults={
+        "hold": 0.0,
+        "card": 0.074,
+        "spade": 1.0,
+        "two_spades": 1.0,
+        "jack_spades": 1.0,
+        "ten_diamonds": 1.0,
+        "napoletana": 0.5,
+    },
+    meanings={
+        "spade": "points for the seven of spades (with spade_element=majority: for the majority, a seventh a spade)",
+        "two_spades": "points for the two of spades",
+        "jack_spades": "points for the jack of spades",
+        "ten_diamonds": "points for the ten of diamonds",
+        "napoletana": "points for each ace, two and three (napoletana runs)",
+    },
+    card_points=_card_points,
+    suit_weight=lambda w, rules: w["spade"] / 7 if rules["spade_element"] == "majority" else 0.0,
+)
+
 SPEC = VariantSpec(
     name="foracio",
     title="Foracio (Venetian, 52 Treviso cards, 2 v 2; seed 001)",
@@ -218,4 +247,5 @@ SPEC = VariantSpec(
     categories=CATEGORIES,
     compile_rules=compile_foracio,
     declare_info=game_info,
+    weights=WEIGHTS,
 )

@@ -31,6 +31,7 @@ from simcore.variants.base import (
     FORCED_NAMES,
     KASZINO,
     GameInfo,
+    HeuristicWeights,
     RuleKey,
     Rules,
     VariantSpec,
@@ -194,6 +195,24 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
     )
 
 
+# The point policies' view of the cards (simcore.policies.weights: what a weight is, how the defaults were measured).
+def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    value = w["ace"] * (int(CARD_RANK[c]) == 1)
+    return value + w["little_casino"] * (c == card_id(2, SPADES)) + w["big_casino"] * (c == card_id(10, DIAMONDS))
+
+
+WEIGHTS = HeuristicWeights(
+    defaults={"hold": 0.2, "card": 0.11, "spade": 0.28, "ace": 1.0, "little_casino": 1.0, "big_casino": 2.0},
+    meanings={
+        "spade": "points per spade while the spades majority is open",
+        "ace": "points for each ace",
+        "little_casino": "points for the two of spades",
+        "big_casino": "points for the ten of diamonds",
+    },
+    card_points=_card_points,
+    suit_weight=lambda w, rules: w["spade"],
+)
+
 SPEC = VariantSpec(
     name="kaszino",
     title="Kaszinó (Hungarian, 52 cards; seed 000)",
@@ -202,4 +221,5 @@ SPEC = VariantSpec(
     categories=CATEGORIES,
     compile_rules=compile_kaszino,
     declare_info=game_info,
+    weights=WEIGHTS,
 )

@@ -27,6 +27,7 @@ from simcore.variants.base import (
     FORCED_NAMES,
     SCOPA,
     GameInfo,
+    HeuristicWeights,
     RuleKey,
     Rules,
     VariantSpec,
@@ -174,6 +175,37 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
     )
 
 
+# The point policies' view of the cards (simcore.policies.weights: what a weight is, how the defaults were measured).
+def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    rank, suit = int(CARD_RANK[c]), int(CARD_SUIT[c])
+    value = w["settebello"] * (c == SETTEBELLO)
+    value += {7: w["seven"], 6: w["six"], 1: w["ace"]}.get(rank, 0.0)
+    return value + w["napola"] * (bool(rules["napola"]) and suit == DIAMONDS and rank <= 3)
+
+
+WEIGHTS = HeuristicWeights(
+    defaults={
+        "hold": 0.1,
+        "card": 0.05,
+        "coin": 0.2,
+        "settebello": 1.0,
+        "seven": 0.3,
+        "six": 0.15,
+        "ace": 0.1,
+        "napola": 0.3,
+    },
+    meanings={
+        "coin": "points per coin while the coins majority is open",
+        "settebello": "points for the seven of coins (the settebello point)",
+        "seven": "share of the primiera point for a seven",
+        "six": "share of the primiera point for a six",
+        "ace": "share of the primiera point for an ace",
+        "napola": "points for each of the ace, two and three of coins when napola is on",
+    },
+    card_points=_card_points,
+    suit_weight=lambda w, rules: w["coin"],
+)
+
 SPEC = VariantSpec(
     name="scopa",
     title="Scopa (classic, 40 cards; seed 003)",
@@ -182,4 +214,5 @@ SPEC = VariantSpec(
     categories=CATEGORIES,
     compile_rules=compile_scopa,
     declare_info=game_info,
+    weights=WEIGHTS,
 )

@@ -26,6 +26,7 @@ from simcore.variants.base import (
     FORCED_NAMES,
     SKOPA,
     GameInfo,
+    HeuristicWeights,
     RuleKey,
     Rules,
     VariantSpec,
@@ -151,6 +152,22 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
     )
 
 
+# The point policies' view of the cards (simcore.policies.weights: what a weight is, how the defaults were measured).
+def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
+    return w["two_clubs"] * (c == card_id(2, CLUBS)) + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
+
+
+WEIGHTS = HeuristicWeights(
+    defaults={"hold": 0.2, "card": 0.077, "club": 0.14, "two_clubs": 1.0, "ten_diamonds": 1.0},
+    meanings={
+        "club": "points per club while the clubs majority is open",
+        "two_clubs": "points for the two of clubs",
+        "ten_diamonds": "points for the ten of diamonds",
+    },
+    card_points=_card_points,
+    suit_weight=lambda w, rules: w["club"],
+)
+
 SPEC = VariantSpec(
     name="skopa",
     title="Skopa / Konchinka (Russian, 52 cards; seed 004)",
@@ -159,4 +176,5 @@ SPEC = VariantSpec(
     categories=CATEGORIES,
     compile_rules=compile_skopa,
     declare_info=game_info,
+    weights=WEIGHTS,
 )
