@@ -1,11 +1,10 @@
 """One deal of any of the four games, as a loop that can stop and resume (``run_deal``).
 
-The game is picked from the type of ``rules`` when Numba compiles (``game_deal``: each game's ``Rules`` subclass),
-so a run compiles only its own game's loop. Scopa, Skopa and Foracio share ``run_family`` (one card per turn,
-seats in order, hands dealt in rounds), driven by ``Rules`` flags: rank-only court captures, Foracio's ace and
-same-suit points, valued scope, mid-deal declarations. Kaszinó's turn structure is its own (``run_kaszino``:
-exchanges, double moves after a tábla, waiting players, draws led by the last capturer). Procedure (RULES.md A.2,
-A.5 and Part B; the reference engines in ``simcore.reference`` follow the same steps):
+Scopa, Skopa and Foracio share ``run_family`` (one card per turn, seats in order, hands dealt in rounds), driven
+by ``Rules`` flags: rank-only court captures, Foracio's ace and same-suit points, valued scope, mid-deal
+declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges, double moves after a tábla,
+waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and Part B; the reference engines
+in ``simcore.reference`` follow the same steps):
 
 * Streams: stream 0 deals (first dealer, then one shuffle per deal or redeal), stream ``1 + seat`` is the
   seat's policy stream. Deal ``d`` is dealt by ``(first_dealer + d) % players`` and led by the next seat.
@@ -23,9 +22,6 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 """
 
 from __future__ import annotations
-
-from numba.core import types
-from numba.extending import overload
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
@@ -66,7 +62,7 @@ from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose
 from simcore.policies.quick import quick_choice, quick_policy
 from simcore.rng import draw_bounded
-from simcore.variants.base import GAME_OF_TYPE, KASZINO
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -412,35 +408,15 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     return status, ne
 
 
-def game_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-    """``run_deal``'s game, chosen from the type of ``rules`` at typing time (jitted code only)."""
-    raise NotImplementedError("game_deal runs only inside jitted code")
-
-
-@overload(game_deal, inline="always")
-def _game_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-    """Kaszinó's loop for ``KaszinoRules``, the family loop for the other games' types, and for any other type (or
-    a ``rules.variant`` that is not its type's game) a deal that plays nothing and raises ``FAULT_VARIANT``."""
-    game = GAME_OF_TYPE.get(rules.instance_class, -1) if isinstance(rules, types.BaseNamedTuple) else -1
-    loop = run_kaszino if game == KASZINO else run_family
-
-    def nothing(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-        ps[FAULT] = FAULT_VARIANT
-        return DEAL_DONE, ne
-
-    def impl(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-        if rules.variant != game:
-            ps[FAULT] = FAULT_VARIANT
-            return DEAL_DONE, ne
-        return loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
-
-    return nothing if game < 0 else impl
-
-
 @kernel
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-    """Play the deal in ``gs`` on (see ``run_family``); the type of ``rules`` picks the game (``game_deal``).
+    """Play the deal in ``gs`` on (see ``run_family``); the variant picks the turn structure.
 
-    A variant id of no registered game (or not the game of its ``Rules`` type) plays nothing: it raises
-    ``FAULT_VARIANT`` and the deal is over."""
-    return game_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+    A variant id of no registered game plays nothing: it raises ``FAULT_VARIANT`` and the deal is over."""
+    variant = rules.variant
+    if variant == KASZINO:
+        return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+    if variant in (SCOPA, SKOPA, FORACIO):
+        return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+    ps[FAULT] = FAULT_VARIANT
+    return DEAL_DONE, ne

@@ -1,19 +1,15 @@
 """End-of-deal scoring and the end-of-game decision.
 
 ``points[side, category]`` is filled in the category order of the variant (``VariantSpec.categories``).
-``score_deal`` scores the game of the type of ``rules``, chosen at typing time (``game_score``). The helpers of
-``score_deal`` are inlined into it (one call a deal instead of one per helper, each passing the
+The helpers of ``score_deal`` are inlined into it (one call a deal instead of one per helper, each passing the
 rules' arrays and two NRT calls per array).
 """
 
 from __future__ import annotations
 
-from numba.core import types
-from numba.extending import overload
-
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import FORACIO, GAME_OF_TYPE, KASZINO, SCOPA, SKOPA
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
 # Scopa category columns
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA = 0, 1, 2, 3, 4, 5
@@ -219,68 +215,30 @@ def kaszino_sure_points(pile, tabla_pts):
     return total
 
 
-@inline_kernel
-def score_kaszino(rules, piles, sweep_pts, points):
-    """Kaszinó's deal points: every category of ``kaszino_category``."""
-    for side in range(rules.n_sides):
-        for k in range(6):
-            points[side, k] = kaszino_category(piles[side], sweep_pts[side], k)
-
-
-def game_score(rules, piles, sweep_pts, same_suit, points, work, partial):
-    """``score_deal``'s game, chosen from the type of ``rules`` at typing time (jitted code only)."""
-    raise NotImplementedError("game_score runs only inside jitted code")
-
-
-@overload(game_score, inline="always")
-def _game_score(rules, piles, sweep_pts, same_suit, points, work, partial):
-    """The scoring of the game of ``rules``' type; False (nothing scored) for another type, or for a
-    ``rules.variant`` that is not its type's game."""
-    game = GAME_OF_TYPE.get(rules.instance_class, -1) if isinstance(rules, types.BaseNamedTuple) else -1
-
-    def nothing(rules, piles, sweep_pts, same_suit, points, work, partial):
-        return False
-
-    def scopa(rules, piles, sweep_pts, same_suit, points, work, partial):
-        if rules.variant != SCOPA:
-            return False
-        score_scopa(rules, piles, sweep_pts, points, work)
-        return True
-
-    def skopa(rules, piles, sweep_pts, same_suit, points, work, partial):
-        if rules.variant != SKOPA:
-            return False
-        score_skopa(rules, piles, sweep_pts, points, work)
-        return True
-
-    def foracio(rules, piles, sweep_pts, same_suit, points, work, partial):
-        if rules.variant != FORACIO:
-            return False
-        score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
-        return True
-
-    def kaszino(rules, piles, sweep_pts, same_suit, points, work, partial):
-        if rules.variant != KASZINO:
-            return False
-        score_kaszino(rules, piles, sweep_pts, points)
-        return True
-
-    return {SCOPA: scopa, SKOPA: skopa, FORACIO: foracio, KASZINO: kaszino}.get(game, nothing)
-
-
 @kernel
 def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
-    """Deal points ``points[side, category]`` of the game of ``rules``' type (categories in
-    ``VariantSpec.categories`` order).
+    """Deal points ``points[side, category]`` of the variant (categories in ``VariantSpec.categories`` order).
 
     ``sweep_pts``: each side's sweep points of the deal (scope, táblas); ``same_suit``: Foracio's same-suit
     capture points; ``partial``: the deal was cut short by a mid-deal win. Returns False, leaving the points at
-    zero, for a variant id that is not the game of its ``Rules`` type (the caller turns it into an error).
+    zero, for a variant id that no branch scores (the caller turns it into an error).
     """
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):
             points[side, k] = 0
-    return game_score(rules, piles, sweep_pts, same_suit, points, work, partial)
+    if rules.variant == SCOPA:
+        score_scopa(rules, piles, sweep_pts, points, work)
+    elif rules.variant == SKOPA:
+        score_skopa(rules, piles, sweep_pts, points, work)
+    elif rules.variant == FORACIO:
+        score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
+    elif rules.variant == KASZINO:
+        for side in range(rules.n_sides):
+            for k in range(6):
+                points[side, k] = kaszino_category(piles[side], sweep_pts[side], k)
+    else:
+        return False
+    return True
 
 
 @kernel

@@ -2,10 +2,7 @@
 
 ``VariantSpec`` is what users see (``scopasim rules scopa``), what goes into Parquet metadata and traces.
 ``Rules`` is a NamedTuple of ints and small int64 arrays: kernels take it as an argument and never read
-variant data from globals (Numba would freeze those into its cache). Each game compiles to its own subclass
-(``ScopaRules``, ...: same fields, same data), so Numba types the games apart and the kernels pick a game's code
-at typing time (``simcore.kernels.deal.game_deal``, ``simcore.kernels.scoring.game_score``): a run compiles only
-the game it plays.
+variant data from globals (Numba would freeze those into its cache).
 """
 
 from __future__ import annotations
@@ -81,34 +78,6 @@ class Rules(NamedTuple):
     cards_target: int = 99
     count_suit: int = -1
     count_suit_target: int = 99
-
-
-class ScopaRules(Rules):
-    """Compiled rules of Scopa (the type the kernels dispatch on)."""
-
-    __slots__ = ()
-
-
-class SkopaRules(Rules):
-    """Compiled rules of Skopa."""
-
-    __slots__ = ()
-
-
-class ForacioRules(Rules):
-    """Compiled rules of Foracio."""
-
-    __slots__ = ()
-
-
-class KaszinoRules(Rules):
-    """Compiled rules of Kaszinó."""
-
-    __slots__ = ()
-
-
-GAME_OF_TYPE: dict[type, int] = {ScopaRules: SCOPA, SkopaRules: SKOPA, ForacioRules: FORACIO, KaszinoRules: KASZINO}
-"""The game's Rules type -> its Rules.variant id (the kernels' typing-time dispatch reads it)."""
 
 
 @dataclass(frozen=True)

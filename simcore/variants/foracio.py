@@ -33,7 +33,6 @@ from simcore.variants.base import (
     ACE_STAY,
     FORACIO,
     FORCED_NAMES,
-    ForacioRules,
     GameInfo,
     RuleKey,
     Rules,
@@ -122,7 +121,7 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
     courts = pack_mask((11, 12, 13))
     sweep_values = dict(VALUE_OF_RANK) | dict(zip((11, 12, 13), COURT_SCOPA[r["court_scopa_value"]], strict=True))
     majority = r["spade_element"] == "majority"
-    return ForacioRules(
+    return Rules(
         variant=FORACIO,
         players=4,
         n_sides=2,

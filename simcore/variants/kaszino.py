@@ -31,7 +31,6 @@ from simcore.variants.base import (
     FORCED_NAMES,
     KASZINO,
     GameInfo,
-    KaszinoRules,
     RuleKey,
     Rules,
     VariantSpec,
@@ -110,7 +109,7 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
     pack = pack_mask(range(1, 14))
     max_sum = int(r["max_sum"])
     bound = 7 * subsets_with_sum_bound(max_sum or 39) + 3  # 7 non-empty subsets of a 3-card hand
-    return KaszinoRules(
+    return Rules(
         variant=KASZINO,
         players=2,
         n_sides=2,

@@ -29,7 +29,6 @@ from simcore.variants.base import (
     GameInfo,
     RuleKey,
     Rules,
-    ScopaRules,
     VariantSpec,
     card_moves_bound,
     hand_moves_bound,
@@ -104,7 +103,7 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
             primiera[c] = PRIMIERA_OF_RANK[rank]
             weight[c] = card_weight(c, bool(r["napola"]))
     players = int(r["players"])
-    return ScopaRules(
+    return Rules(
         variant=SCOPA,
         players=players,
         n_sides=2 if players == 4 else players,

@@ -28,7 +28,6 @@ from simcore.variants.base import (
     GameInfo,
     RuleKey,
     Rules,
-    SkopaRules,
     VariantSpec,
     card_moves_bound,
     hand_moves_bound,
@@ -83,7 +82,7 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
     players = int(r["players"])
     pack = pack_mask(range(1, 14))
     courts = pack_mask((11, 12, 13))
-    return SkopaRules(
+    return Rules(
         variant=SKOPA,
         players=players,
         n_sides=2 if players == 4 else players,
