@@ -1,7 +1,8 @@
 """``simcore.policies.quick`` picks the very move ``choose`` picks from the listed moves, with the same draws.
 
-The family loop asks ``quick_choice`` for random and greedy seats instead of listing the moves; on random
-positions of Scopa, Skopa and Foracio (every compulsion rule, with and without single-card priority, tables up
+The family loop asks ``quick_choice`` for random and greedy seats and for the Monte Carlo rollouts' epsilon-greedy
+(``POLICY_ROLLOUT``, here with epsilon 0.5 so that both of its branches are taken) instead of listing the moves;
+on random positions of Scopa, Skopa and Foracio (every compulsion rule, with and without single-card priority, tables up
 to the quick limit and beyond) both paths must give the same (play, take) and leave the seat's stream in the same
 state.
 """
@@ -17,7 +18,8 @@ import pytest
 from simcore.cards import cards_of
 from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose
+from simcore.policies.heuristics import P_EPSILON
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
 from simcore.policies.quick import QUICK_TABLE, quick_choice
 from simcore.rng import stream_state
 from simcore.variants import get_variant
@@ -43,6 +45,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
     ps[WEIGHT : WEIGHT + 52] = rules.card_weight
     params = np.zeros((4, 64))
+    params[0, P_EPSILON] = 0.5
     pack = cards_of(rules.pack)
     rng = random.Random(11)
     quick = 0
@@ -51,9 +54,9 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
         hand_cards = cards[: rng.randint(1, 10 if variant == "foracio" else 3)]
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
-        for policy in (POLICY_RANDOM, POLICY_GREEDY):
+        for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            play, take = quick_choice(ps, 0, hand, table, rs, policy == POLICY_GREEDY)
+            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON])
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table, or a Foracio ace: the loop lists the moves instead
                 assert bin(table & rs[2]).count("1") > QUICK_TABLE or (rs[5] and hand & 0xF)
@@ -65,7 +68,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             expected = (int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1]))
             assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
             assert ps[RNG + 1] == after_quick
-    assert quick > 3000  # most positions take the quick path
+    assert quick > 4500  # most positions take the quick path
 
 
 @pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])

@@ -58,8 +58,9 @@ from simcore.kernels.workspace import (
     VIEW,
     seat_space,
 )
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC, POLICY_RANDOM, choose
-from simcore.policies.quick import quick_choice
+from simcore.policies.heuristics import P_EPSILON
+from simcore.policies.kernels import POLICY_MC, choose
+from simcore.policies.quick import quick_choice, quick_policy
 from simcore.rng import draw_bounded
 from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
 
@@ -262,8 +263,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
             if t > 0 and in_round == 0:
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
-            if policy in (POLICY_RANDOM, POLICY_GREEDY):  # no move list, no view (simcore.policies.quick)
-                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy == POLICY_GREEDY)
+            if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
+                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy, params[seat, P_EPSILON])
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if policy == POLICY_MC:

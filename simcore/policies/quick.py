@@ -10,7 +10,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
   int64 words (exact while the table has at most ``QUICK_TABLE`` sum cards: 255 non-empty subsets at most);
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn;
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
-  ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards.
+  ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards;
+* the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
+  ``random`` or ``greedy`` above.
 
 Larger tables, a hand holding Foracio's ace and every other policy take the ordinary path (``quick_choice``
 returns play -1).
@@ -22,6 +24,7 @@ from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT
 from simcore.rng import bounded
 from simcore.variants.base import FORCED_CARD, FORCED_NONE
 
@@ -219,13 +222,22 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 
 
 @inline_kernel
-def quick_choice(ps, seat, hand, table, rs, greedy):
-    """(play, take) of ``greedy`` (else ``random``) for the seat, or (-1, 0) when the table is too large or the
-    hand holds a Foracio ace (``rs[5]``: ace_sweeps)."""
+def quick_policy(policy):
+    """True for the policies ``quick_choice`` decides: random, greedy and the rollouts' epsilon-greedy."""
+    return policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT)
+
+
+@inline_kernel
+def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
+    """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
+    with no draw made when the table is too large or the hand holds a Foracio ace (``rs[5]``: ace_sweeps)."""
     avail = table & rs[2]
     if popcount(avail) > QUICK_TABLE or (rs[5] != 0 and (hand & ACES) != 0):
         return -1, 0
     lo, hi = subset_sum_lanes(avail, rs[3])
+    greedy = policy == POLICY_GREEDY
+    if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
+        greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
         return quick_greedy(ps, hand, table, rs, lo, hi)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
