@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from functools import cache
 
 import numba
 import numpy as np
@@ -29,12 +30,11 @@ from simcore.kernels.moves import exchange_moves, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
 from simcore.kernels.workspace import FAULT_MOVES, FAULT_POLICY, FAULT_VARIANT, MOVES, move_space_size
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA, Rules
+from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD, Rules
 
 DEFAULT_DEAL_SLOTS = 16
 EVENTS_PER_DEAL = 64
 POLL_SECONDS = 0.05  # longest a signal waits for the main thread; also the progress reports' period
-FAMILY = (SCOPA, SKOPA, FORACIO)  # one card per turn (``run_family``); Kaszinó has its own turn structure
 
 _launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopasim-kernel")
 
@@ -178,7 +178,9 @@ def check_faults(rules: Rules, games: np.ndarray, overflow: np.ndarray) -> None:
             continue
         game = int(games[np.argmax(hit)])
         if code == FAULT_VARIANT:
-            raise ConfigError(f"game {game}: variant id {rules.variant} is not a registered game's")
+            raise ConfigError(
+                f"game {game}: variant id {rules.variant} with turn structure {rules.turns} is not a registered game's"
+            )
         if code == FAULT_POLICY:
             raise ConfigError(f"game {game}: a seat's policy id is not a known policy (or its rollout policy)")
         raise ConfigError(
@@ -201,15 +203,23 @@ def merge_overflow(out: ChunkOut, again: ChunkOut, rows: np.ndarray) -> ChunkOut
     return ChunkOut(*merged)
 
 
+@cache
+def registered_ids() -> frozenset[int]:
+    """The variant ids of the registered games (what their rules compile to)."""
+    from simcore.variants import VARIANTS
+
+    return frozenset(spec.compile(spec.resolve()).variant for spec in VARIANTS.values())
+
+
 def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int, int]]:
     """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests)."""
+    if rules.variant not in registered_ids() or rules.turns not in (TURNS_ONE_CARD, TURNS_EXCHANGE):
+        raise ConfigError(f"variant id {rules.variant} with turn structure {rules.turns} is not a registered game's")
     ps = np.zeros(move_space_size(rules.max_moves), np.int64)
-    if rules.variant == KASZINO:
+    if rules.turns == TURNS_EXCHANGE:
         n = exchange_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules), False)
-    elif rules.variant in FAMILY:
-        n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules))
     else:
-        raise ConfigError(f"variant id {rules.variant} is not a registered game's")
+        n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules))
     return [(int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1])) for i in range(n)]
 
 

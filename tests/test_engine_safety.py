@@ -36,6 +36,7 @@ from simcore.policies.kernels import POLICY_GREEDY, POLICY_MC
 from simcore.reference import rng as ref_rng
 from simcore.rng import RNG_SCHEME, next64, split_stream, stream_state, substream_state
 from simcore.variants import VARIANTS
+from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MASK64 = (1 << 64) - 1
 GOLDEN_INVERSE = pow(ref_rng.GOLDEN, -1, 1 << 64)
@@ -336,14 +337,33 @@ def test_an_unregistered_variant_id_is_refused(entry, variant_id):
             ENTRY_POINTS[entry](rules)
 
 
-def test_the_lookahead_reply_kernel_refuses_an_unregistered_variant():
+def test_the_lookahead_reply_kernel_refuses_a_turn_structure_of_no_game():
     for name in VARIANTS:
-        for variant_id in [compiled(name).variant, *UNREGISTERED]:
-            rules = compiled(name)._replace(variant=variant_id)
+        for turns in [compiled(name).turns, 0, 3, -1, 99]:
+            rules = compiled(name)._replace(turns=turns)
             s = new_scratch(rules)
             fill_rule_info(s.ps, rules)
             best_reply(s.ps, np.zeros((4, 64)), 0, np.int64(1 << 8), np.int64(1 << 9))
-            assert s.ps[FAULT] == (0 if variant_id == compiled(name).variant else FAULT_VARIANT)
+            assert s.ps[FAULT] == (0 if turns == compiled(name).turns else FAULT_VARIANT)
+
+
+@pytest.mark.parametrize("turns", [0, 3, -1])
+def test_a_turn_structure_of_no_game_is_refused(turns):
+    for name in VARIANTS:
+        rules = compiled(name)._replace(turns=turns)
+        for entry in ("play", "legal_moves"):
+            with pytest.raises(ConfigError, match="not a registered game"):
+                ENTRY_POINTS[entry](rules)
+
+
+def test_each_game_declares_its_turn_structure():
+    turns = {name: compiled(name).turns for name in VARIANTS}
+    assert turns == {
+        "scopa": TURNS_ONE_CARD,
+        "skopa": TURNS_ONE_CARD,
+        "foracio": TURNS_ONE_CARD,
+        "kaszino": TURNS_EXCHANGE,
+    }
 
 
 @pytest.mark.parametrize("policy_id", [-1, 7, 99])

@@ -62,7 +62,7 @@ from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose
 from simcore.policies.quick import quick_choice, quick_policy
 from simcore.rng import draw_bounded
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
+from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -410,13 +410,13 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
 
 @kernel
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
-    """Play the deal in ``gs`` on (see ``run_family``); the variant picks the turn structure.
+    """Play the deal in ``gs`` on (see ``run_family``) with the game's turn structure (``rules.turns``).
 
-    A variant id of no registered game plays nothing: it raises ``FAULT_VARIANT`` and the deal is over."""
-    variant = rules.variant
-    if variant == KASZINO:
+    A turn structure of no game plays nothing: it raises ``FAULT_VARIANT`` and the deal is over (a variant id of
+    no game is refused by the scoring)."""
+    if rules.turns == TURNS_EXCHANGE:
         return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
-    if variant in (SCOPA, SKOPA, FORACIO):
+    if rules.turns == TURNS_ONE_CARD:
         return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
     ps[FAULT] = FAULT_VARIANT
     return DEAL_DONE, ne

@@ -80,8 +80,8 @@ from simcore.kernels.workspace import (
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
+    RI_TURNS,
     RI_VALUE_BY_RANK,
-    RI_VARIANT,
     RNG,
     SAME_SUIT,
     STREAM_KEY,
@@ -222,7 +222,7 @@ def fill_rule_info(ps, rules):
     ps[RI_ACE_ON_EMPTY] = rules.ace_on_empty
     ps[RI_MAX_SUM] = rules.max_sum
     ps[RI_MAX_HAND] = rules.max_hand_cards
-    ps[RI_VARIANT] = rules.variant
+    ps[RI_TURNS] = rules.turns
     ps[RI_PLAYERS] = rules.players
     ps[RI_CARDS_TARGET] = rules.cards_target
     ps[RI_COUNT_SUIT] = rules.count_suit

@@ -56,15 +56,15 @@ from simcore.kernels.workspace import (
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
+    RI_TURNS,
     RI_VALUE_BY_RANK,
-    RI_VARIANT,
     RNG,
     VIEW,
     reply_space,
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
+from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -156,7 +156,7 @@ def can_take(ps, card, target):
     if ps[RI_PRIORITY] != 0 and popcount(target) > 1 and (target & rank_nibble) != 0:
         return False  # an equal single card must be taken first
     total = mask_value(target, value_by_rank)
-    if ps[RI_VARIANT] == KASZINO and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
+    if ps[RI_TURNS] == TURNS_EXCHANGE and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
         return False
     return total == card_value(card, value_by_rank)
 
@@ -259,10 +259,10 @@ def best_reply(ps, params, seat, hand, table):
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
     )
-    variant = ps[RI_VARIANT]
-    if variant == KASZINO:
+    turns = ps[RI_TURNS]
+    if turns == TURNS_EXCHANGE:
         n = exchange_moves(space, hand, table, rs, False)
-    elif variant in (SCOPA, SKOPA, FORACIO):
+    elif turns == TURNS_ONE_CARD:
         n = legal_moves(space, hand, table, rs)
     else:
         n = 0

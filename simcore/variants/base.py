@@ -19,6 +19,9 @@ from simcore.errors import ConfigError, shown
 # Rules.variant ids
 SCOPA, KASZINO, FORACIO, SKOPA = 0, 1, 2, 3
 
+# Rules.turns: the turn structure the deal loop plays (0 is no game's: a fault, never a guess)
+TURNS_ONE_CARD, TURNS_EXCHANGE = 1, 2  # one card a turn (Scopa, Skopa, Foracio); Kaszinó's exchanges and double move
+
 # Rules.forced_capture
 FORCED_NONE, FORCED_CARD, FORCED_PLAYER = 0, 1, 2
 FORCED_NAMES = {"none": FORCED_NONE, "card": FORCED_CARD, "player": FORCED_PLAYER}
@@ -35,7 +38,7 @@ class Rules(NamedTuple):
     """Compiled rules. Every field is an int64 scalar or an int64 array, so all variants share one compiled
     signature; a variant sets the fields it uses and leaves the others at their neutral defaults."""
 
-    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA)
+    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA): picks the game's scoring
     players: int
     n_sides: int
     side_of: np.ndarray  # int64[4]: seat -> side
@@ -47,6 +50,7 @@ class Rules(NamedTuple):
     n_categories: int
     max_moves: int  # size of the legal-move buffer this variant can need
     card_weight: np.ndarray  # int64[52]: point value of a card for heuristics (greedy tie-break)
+    turns: int = TURNS_ONE_CARD  # TURNS_*: the turn structure of the deal loop and of the move generator
     sum_mask: int = 0  # cards that take part in sum captures (capture value > 0)
     value_by_rank: int = 0  # capture value of rank r in bits 4(r-1)..4(r-1)+3 (a scalar: no array in the hot loop)
     rank_only: int = 0  # cards that capture, and are captured, by equal rank only (court cards)

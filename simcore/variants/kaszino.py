@@ -30,6 +30,7 @@ from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, SPADES, card_
 from simcore.variants.base import (
     FORCED_NAMES,
     KASZINO,
+    TURNS_EXCHANGE,
     GameInfo,
     HeuristicWeights,
     RuleKey,
@@ -112,6 +113,7 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
     bound = 7 * subsets_with_sum_bound(max_sum or 39) + 3  # 7 non-empty subsets of a 3-card hand
     return Rules(
         variant=KASZINO,
+        turns=TURNS_EXCHANGE,
         players=2,
         n_sides=2,
         side_of=side_array(2),
