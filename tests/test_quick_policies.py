@@ -33,6 +33,10 @@ CASES = [
     ("skopa", {"forced_capture": "none"}),
     ("foracio", {}),
     ("foracio", {"forced_capture": "none"}),
+    ("foracio", {"ace_on_empty": "keep"}),
+    ("foracio", {"ace_on_empty": "stay"}),
+    ("foracio", {"ace_on_empty": "keep", "forced_capture": "none"}),
+    ("foracio", {"ace_on_empty": "stay", "forced_capture": "none"}),
 ]
 
 
@@ -48,7 +52,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     params[0, P_EPSILON] = 0.5
     pack = cards_of(rules.pack)
     rng = random.Random(11)
-    quick = 0
+    quick = aces = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
         hand_cards = cards[: rng.randint(1, 10 if variant == "foracio" else 3)]
@@ -58,9 +62,10 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             ps[RNG + 1] = stream_state(5, k, 1)
             play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON])
             after_quick = ps[RNG + 1]
-            if play < 0:  # too large a table, or a Foracio ace: the loop lists the moves instead
-                assert bin(table & rs[2]).count("1") > QUICK_TABLE or (rs[5] and hand & 0xF)
+            if play < 0:  # too large a table, or a Foracio ace held by greedy or rollout: the loop lists the moves
+                assert bin(table & rs[2]).count("1") > QUICK_TABLE or (rs[5] and hand & 0xF and policy != POLICY_RANDOM)
                 continue
+            aces += policy == POLICY_RANDOM and bool(rs[5] and hand & 0xF)
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -69,6 +74,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
             assert ps[RNG + 1] == after_quick
     assert quick > 4500  # most positions take the quick path
+    assert aces > 1000 or variant != "foracio"  # random decides Foracio's aces on the quick path too
 
 
 @pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])

@@ -14,8 +14,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
-Larger tables, a hand holding Foracio's ace and every other policy take the ordinary path (``quick_choice``
-returns play -1).
+Larger tables, a greedy or rollout hand holding Foracio's ace and every other policy take the ordinary path
+(``quick_choice`` returns play -1); ``random`` counts and decodes the ace's own moves (``ace_moves``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT
 from simcore.rng import bounded
-from simcore.variants.base import FORCED_CARD, FORCED_NONE
+from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
 QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
@@ -132,27 +132,59 @@ def moves_of(cap, forced):
 
 
 @inline_kernel
+def ace_moves(table, forced, ace_on_empty):
+    """Number of moves of a Foracio ace (``append_ace_moves``): the whole table (and a trail with no compulsion);
+    on an empty table a trail unless it must keep itself, and keeping itself unless it must stay."""
+    if table != 0:
+        return 2 if forced == FORCED_NONE else 1
+    trail = 1 if ace_on_empty != ACE_KEEP or forced == FORCED_NONE else 0
+    return trail + (1 if ace_on_empty != ACE_STAY else 0)
+
+
+@inline_kernel
+def nth_ace_take(card, table, forced, ace_on_empty, idx):
+    """Take mask of move ``idx`` of a Foracio ace, in ``append_ace_moves`` order (0: a trail; ``card``: it keeps
+    itself)."""
+    if table != 0:
+        return 0 if forced == FORCED_NONE and idx == 0 else table
+    return 0 if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and idx == 0 else card
+
+
+@inline_kernel
 def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
+    aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    ace_on_empty = rs[6]
     total = 0
     rest = hand
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        total += moves_of(capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi), forced)
+        if (aces >> c) & 1:
+            total += ace_moves(table, forced, ace_on_empty)
+        else:
+            total += moves_of(capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi), forced)
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
     rest = hand
+    ace = False
+    cap = 0
     while True:
         c = lowest(rest)
         rest ^= 1 << c
-        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
-        n = moves_of(cap, forced)
+        ace = ((aces >> c) & 1) != 0
+        if ace:
+            n = ace_moves(table, forced, ace_on_empty)
+        else:
+            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+            n = moves_of(cap, forced)
         if idx < n:
             break
         idx -= n
+    if ace:
+        return 1 << c, nth_ace_take(1 << c, table, forced, ace_on_empty, idx)
     if forced == FORCED_NONE:
         if idx == 0:
             return 1 << c, 0
@@ -230,9 +262,10 @@ def quick_policy(policy):
 @inline_kernel
 def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
-    with no draw made when the table is too large or the hand holds a Foracio ace (``rs[5]``: ace_sweeps)."""
+    with no draw made when the table is too large, or when a greedy or rollout hand holds a Foracio ace (``rs[5]``:
+    ace_sweeps; random decodes the ace's moves itself)."""
     avail = table & rs[2]
-    if popcount(avail) > QUICK_TABLE or (rs[5] != 0 and (hand & ACES) != 0):
+    if popcount(avail) > QUICK_TABLE or (rs[5] != 0 and (hand & ACES) != 0 and policy != POLICY_RANDOM):
         return -1, 0
     lo, hi = subset_sum_lanes(avail, rs[3])
     greedy = policy == POLICY_GREEDY
