@@ -14,8 +14,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
-Larger tables, a greedy or rollout hand holding Foracio's ace and every other policy take the ordinary path
-(``quick_choice`` returns play -1); ``random`` counts and decodes the ace's own moves (``ace_moves``).
+Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1); Foracio's aces
+have moves of their own (``ace_moves``), which random decodes and greedy scores as ``choose_greedy`` does.
 """
 
 from __future__ import annotations
@@ -209,6 +209,8 @@ def take_weight(ps, mask):
 def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
+    aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    ace_on_empty = rs[6]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     rest = hand
@@ -217,6 +219,20 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         rest ^= 1 << c
         play = 1 << c
         wc = ps[WEIGHT + c]
+        if (aces >> c) & 1:  # ``append_ace_moves`` order: a trail (where allowed), then the table or keeping itself
+            captures += 1  # an ace always has a move: never the forced=player trails below
+            if table != 0:
+                if forced == FORCED_NONE and -wc > best:
+                    best_play, best_take, best = play, 0, -wc
+                score = GREEDY_CARD_SCORE * popcount(table) + take_weight(ps, table) + wc
+                if score > best:
+                    best_play, best_take, best = play, table, score
+            else:
+                if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and -wc > best:
+                    best_play, best_take, best = play, 0, -wc
+                if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
+                    best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
+            continue
         cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
         captures += cap
         trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
@@ -262,10 +278,10 @@ def quick_policy(policy):
 @inline_kernel
 def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
-    with no draw made when the table is too large, or when a greedy or rollout hand holds a Foracio ace (``rs[5]``:
-    ace_sweeps; random decodes the ace's moves itself)."""
+    with no draw made when the table is too large (Foracio's aces, ``rs[5]``: ace_sweeps, have moves of their own,
+    which random and greedy count and score themselves)."""
     avail = table & rs[2]
-    if popcount(avail) > QUICK_TABLE or (rs[5] != 0 and (hand & ACES) != 0 and policy != POLICY_RANDOM):
+    if popcount(avail) > QUICK_TABLE:
         return -1, 0
     lo, hi = subset_sum_lanes(avail, rs[3])
     greedy = policy == POLICY_GREEDY
