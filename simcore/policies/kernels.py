@@ -7,7 +7,7 @@ stream. It never receives the game state, so it cannot read other hands or the s
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
 from simcore.policies.heuristics import P_EPSILON, choose_lookahead, choose_points
@@ -24,7 +24,7 @@ POLICY_ROLLOUT = 6  # epsilon-greedy: the Monte Carlo rollouts' policy
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
 
-@kernel
+@inline_kernel
 def weight_of(ps, mask):
     """Sum of the heuristic weights (``Rules.card_weight``) of the cards of a mask."""
     total = 0

@@ -24,13 +24,12 @@ from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT
+from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
 QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
-GREEDY_CARD_SCORE = 1000  # as simcore.policies.kernels
 
 
 @inline_kernel
@@ -195,17 +194,6 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
 
 
 @inline_kernel
-def take_weight(ps, mask):
-    """Sum of the card weights of a mask (``weight_of``)."""
-    total = 0
-    while mask != 0:
-        c = lowest(mask)
-        mask ^= 1 << c
-        total += ps[WEIGHT + c]
-    return total
-
-
-@inline_kernel
 def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
@@ -224,7 +212,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
             if table != 0:
                 if forced == FORCED_NONE and -wc > best:
                     best_play, best_take, best = play, 0, -wc
-                score = GREEDY_CARD_SCORE * popcount(table) + take_weight(ps, table) + wc
+                score = GREEDY_CARD_SCORE * popcount(table) + weight_of(ps, table) + wc
                 if score > best:
                     best_play, best_take, best = play, table, score
             else:
@@ -255,7 +243,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
             if mask_value(s, value_by_rank) == v:
                 cap -= 1
-                score = GREEDY_CARD_SCORE * popcount(s) + take_weight(ps, s) + wc
+                score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
                 if score > best:
                     best_play, best_take, best = play, s, score
             s = (s - avail) & avail
