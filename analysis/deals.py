@@ -68,25 +68,74 @@ class DealStats:
         if not n_deals:
             return
         shape = (n_deals, self.n_sides)
-        rows = np.arange(n_deals)
         led, dealt = (np.asarray(part[flag])[order].reshape(shape) for flag in ("led", "dealt"))
         if np.any(_row_sums(led) != 1) or np.any(_row_sums(dealt) != 1):
             raise ValueError(_UNPAIRED)
         led_side, dealt_side = led.argmax(axis=1), dealt.argmax(axis=1)
         self.deals += n_deals
+        two_sides = self.n_sides == 2 and np.array_equal(dealt_side, 1 - led_side)
         for m in self.metrics:
-            values = np.asarray(part[m])[order].reshape(shape).astype(np.int64)
-            lv, dv = values[rows, led_side], values[rows, dealt_side]
-            self.led[m] += int(lv.sum())
-            self.dealt[m] += int(dv.sum())
-            self.all[m] += int(values.sum())
-            self.diff[m].add(lv - dv)
-            self.total[m].add(_row_sums(values))
-            if m in self.side:
-                for k, hist in enumerate(self.side[m]):
-                    hist.add(values[:, k])
-                scoring = np.minimum(_row_sums(values != 0), 2)
-                self.scored[m] += np.bincount(scoring, minlength=3)
+            values = np.asarray(part[m])[order].astype(np.int64).reshape(shape)
+            if not (two_sides and self._add_pairs(m, values, led_side)):
+                self._add_rows(m, values, led_side, dealt_side)
+
+    def _add_rows(self, m: str, values: np.ndarray, led_side: np.ndarray, dealt_side: np.ndarray) -> None:
+        """Count metric ``m`` of (deals, sides) ``values`` row by row: any number of sides."""
+        rows = np.arange(len(values))
+        lv, dv = values[rows, led_side], values[rows, dealt_side]
+        self.led[m] += int(lv.sum())
+        self.dealt[m] += int(dv.sum())
+        self.all[m] += int(values.sum())
+        self.diff[m].add(lv - dv)
+        self.total[m].add(_row_sums(values))
+        if m in self.side:
+            for k, hist in enumerate(self.side[m]):
+                hist.add(values[:, k])
+            scoring = np.minimum(_row_sums(values != 0), 2)
+            self.scored[m] += np.bincount(scoring, minlength=3)
+
+    def _add_pairs(self, m: str, values: np.ndarray, led_side: np.ndarray) -> bool:
+        """Count metric ``m`` of two sides from one joint histogram of (leading side, side 0's value, side 1's).
+
+        Every statistic of :meth:`_add_rows` is a sum over that histogram, which one ``bincount`` fills: about
+        five times cheaper than counting each statistic over the rows, and the summary of ``scopasim simulate``
+        does this for every chunk while the next one plays. False (nothing counted) when the values spread too
+        wide for a small histogram.
+        """
+        v0, v1 = values[:, 0], values[:, 1]
+        lo0, lo1 = int(v0.min()), int(v1.min())
+        w0, w1 = int(v0.max()) - lo0 + 1, int(v1.max()) - lo1 + 1
+        if 2 * w0 * w1 > 1 << 16:
+            return False
+        joint = np.bincount((led_side * w0 + (v0 - lo0)) * w1 + (v1 - lo1), minlength=2 * w0 * w1)
+        joint = joint.reshape(2, w0, w1)  # [side that led, side 0's value - lo0, side 1's value - lo1]
+        a = np.arange(w0)[:, None] + lo0  # side 0's value on the grid
+        b = np.arange(w1)[None, :] + lo1  # side 1's value
+        a, b = np.broadcast_to(a, (w0, w1)), np.broadcast_to(b, (w0, w1))
+        led0, led1 = joint[0], joint[1]
+        both = led0 + led1
+        self.led[m] += int((led0 * a).sum() + (led1 * b).sum())
+        self.dealt[m] += int((led0 * b).sum() + (led1 * a).sum())
+        self.all[m] += int((both * (a + b)).sum())
+        _add_weighted(self.diff[m], np.concatenate([(a - b).ravel(), (b - a).ravel()]), joint.ravel())
+        _add_weighted(self.total[m], (a + b).ravel(), both.ravel())
+        if m in self.side:
+            _add_weighted(self.side[m][0], a[:, 0], both.sum(axis=1))
+            _add_weighted(self.side[m][1], b[0], both.sum(axis=0))
+            scoring = ((a != 0).astype(np.int64) + (b != 0)).ravel()
+            self.scored[m] += np.bincount(scoring, weights=both.ravel(), minlength=3).astype(np.int64)
+        return True
+
+
+def _add_weighted(hist: IntHist, values: np.ndarray, counts: np.ndarray) -> None:
+    """Add to ``hist`` each of ``values`` ``counts`` times (values may repeat; zero counts are dropped)."""
+    keep = counts > 0
+    values, counts = values[keep], counts[keep]
+    if not len(values):
+        return
+    lo = int(values.min())
+    merged = np.bincount(values - lo, weights=counts, minlength=int(values.max()) - lo + 1)
+    hist.merge_counts(lo, np.rint(merged).astype(np.int64))
 
 
 def _row_sums(values: np.ndarray) -> np.ndarray:

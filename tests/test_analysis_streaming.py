@@ -51,6 +51,36 @@ def whole(path) -> Run:
 # ---------------------------------------------------------------- counted samples
 
 
+def _hists_equal(a: IntHist, b: IntHist) -> bool:
+    return a.lo == b.lo and np.array_equal(a.counts, b.counts)
+
+
+@pytest.mark.parametrize("spread", [3, 40, 200])
+def test_two_sides_joint_histogram_counts_what_the_rows_count(spread, monkeypatch):
+    """Two sides are counted from one joint histogram (``DealStats._add_pairs``); every statistic must equal the
+    row-by-row count, negative values and values too wide for the histogram (which fall back) included."""
+    from analysis.deals import DealStats
+
+    rng = np.random.default_rng(spread)
+    n = 3000
+    led = rng.integers(0, 2, n)
+    part = {"game": np.repeat(np.arange(n // 3), 6)[: 2 * n], "deal": np.tile(np.repeat([0, 1, 2], 2), n // 3)}
+    part |= {"side": np.tile([0, 1], n), "led": np.stack([led == 0, led == 1], 1).ravel()}
+    part["dealt"] = ~part["led"]
+    for m in ("a", "b", *DealStats(["a", "b"], 2).metrics[2:]):
+        part[m] = rng.integers(-spread // 4, spread, 2 * n).astype(np.int16)
+    joint, rows = DealStats(["a", "b"], 2), DealStats(["a", "b"], 2)
+    joint.add(part)
+    monkeypatch.setattr(DealStats, "_add_pairs", lambda *args: False)
+    rows.add(part)
+    assert (joint.deals, joint.led, joint.dealt, joint.all) == (rows.deals, rows.led, rows.dealt, rows.all)
+    for m in joint.metrics:
+        assert _hists_equal(joint.diff[m], rows.diff[m]) and _hists_equal(joint.total[m], rows.total[m])
+    for c in ("a", "b"):
+        assert all(_hists_equal(x, y) for x, y in zip(joint.side[c], rows.side[c], strict=True))
+        assert np.array_equal(joint.scored[c], rows.scored[c])
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_int_hist_gives_numpy_moments_and_percentiles(seed):
     rng = np.random.default_rng(seed)
