@@ -13,8 +13,10 @@ Between waits it reads the blocks' game counters and reports progress.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import cache
@@ -167,7 +169,34 @@ def compile_run_games(args: tuple) -> None:
         return
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
-    run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64))
+    with numba_without_scipy_blas():
+        run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64))
+
+
+#: Numba imports this when it loads its NumPy support, only to see whether BLAS exists (``numba.np.arraymath``).
+SCIPY_BLAS = "scipy.linalg.cython_blas"
+
+
+@contextlib.contextmanager
+def numba_without_scipy_blas() -> Iterator[None]:
+    """Let Numba load its NumPy support without importing SciPy's linear algebra: a quarter of a second.
+
+    The first kernel a process loads makes Numba import ``numba.np.arraymath``, which imports
+    ``scipy.linalg.cython_blas`` (and with it ``scipy.linalg``, ``numpy.f2py``, ``pydoc``: 0.25 s of the 0.9 s of
+    ``scopasim simulate --games 1000``) only to set a flag that picks a BLAS inner product for float
+    ``np.correlate``/``np.convolve``, which no kernel calls. Blocking that one import here leaves the flag off
+    (the plain loop is used); ``np.dot`` and ``np.linalg`` in a kernel still work, as Numba imports SciPy for
+    them when they are compiled. Nothing is blocked once SciPy's BLAS or Numba's NumPy support is loaded.
+    """
+    if SCIPY_BLAS in sys.modules or "numba.np.arraymath" in sys.modules:
+        yield
+        return
+    sys.modules[SCIPY_BLAS] = None  # ``import`` raises ImportError for a module set to None
+    try:
+        yield
+    finally:
+        if SCIPY_BLAS in sys.modules and sys.modules[SCIPY_BLAS] is None:
+            del sys.modules[SCIPY_BLAS]
 
 
 def check_faults(rules: Rules, games: np.ndarray, overflow: np.ndarray) -> None:

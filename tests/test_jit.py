@@ -33,3 +33,33 @@ def test_constant_arguments_do_not_make_new_specializations():
     env = {**os.environ, "SCOPASIM_NO_CACHE": "1"}
     result = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "['int64', 'int64', 'bool'] 1"
+
+
+LOAD_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    import numpy as np
+    from simcore import api
+    from simcore.config import RunConfig
+
+    config = RunConfig.create("scopa", games=3, seed=1)
+    out = api.play_chunk(config, np.arange(3, dtype=np.int64))
+    loaded = "numba.np.arraymath" in sys.modules
+    blocked = sys.modules.get("scipy.linalg.cython_blas", "absent")
+    import numba
+
+    @numba.njit
+    def dot(a, b):
+        return np.dot(a, b)
+
+    print(loaded, "scipy.linalg" in sys.modules, blocked, int(out.n_deals.sum()) > 0, dot(np.ones(3), np.ones(3)))
+    """
+)
+
+
+def test_loading_the_kernels_does_not_import_scipy_and_leaves_numba_whole():
+    """``engine.numba_without_scipy_blas``: the kernels load without SciPy's linear algebra (0.25 s of every
+    command's start), nothing stays blocked afterwards, and ``np.dot`` still compiles in a later kernel."""
+    result = subprocess.run([sys.executable, "-c", LOAD_SCRIPT], capture_output=True, text=True, check=True)
+    assert result.stdout.split()[:4] == ["True", "False", "absent", "True"]
+    assert result.stdout.split()[4] == "3.0"
