@@ -11,7 +11,7 @@ so it costs no reference counting.
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
     append_card_captures,
@@ -63,26 +63,36 @@ def legal_moves(ps, hand, table, rs):
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
     can capture the move must be a capture; ``none``, any card may be trailed. Runs once per play.
     """
-    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _ = rs
-    k = table_subset_sums(ps, table & sum_mask, value_by_rank)
+    k = table_subset_sums(ps, table & rs[2], rs[3])
     n = 0
     rest = hand
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        if ace_sweeps != 0 and (1 << c) & ACES:
-            n = append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
-        elif forced == FORCED_NONE:
-            n = put_move(ps, n, 1 << c, 0)
-            n = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
-        else:
-            m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
-            if m == n and forced == FORCED_CARD:
-                m = put_move(ps, n, 1 << c, 0)
-            n = m
-    if n == 0 and forced == FORCED_PLAYER:
+        n = append_card_moves(ps, c, table, rs, k, n)
+    if n == 0 and rs[0] == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
     return n
+
+
+@inline_kernel
+def append_card_moves(ps, c, table, rs, k, n):
+    """Append the moves hand card ``c`` makes on ``table`` (subset sums ``k`` from ``table_subset_sums``).
+
+    What one card adds to ``legal_moves``, whatever else the hand holds: under ``player`` a card that cannot
+    capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are
+    its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
+    """
+    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _ = rs
+    if ace_sweeps != 0 and (1 << c) & ACES:
+        return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
+    if forced == FORCED_NONE:
+        n = put_move(ps, n, 1 << c, 0)
+        return append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
+    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
+    if m == n and forced == FORCED_CARD:
+        m = put_move(ps, n, 1 << c, 0)
+    return m
 
 
 @kernel

@@ -30,10 +30,12 @@ category (``Rules.cards_target``, ``count_suit_target``), more of them are worth
 
 from __future__ import annotations
 
+import numpy as np
+
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
-from simcore.kernels.captures import card_value, mask_value
-from simcore.kernels.moves import exchange_moves, legal_moves
+from simcore.kernels.captures import card_value, mask_value, table_subset_sums
+from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves
 from simcore.kernels.workspace import (
     FAULT,
     FAULT_VARIANT,
@@ -64,7 +66,7 @@ from simcore.kernels.workspace import (
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.variants.base import FORCED_PLAYER, TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -239,16 +241,9 @@ def sample_hands(ps, seat, unseen, hand_count, samples):
 
 
 @kernel
-def best_reply(ps, params, seat, hand, table):
-    """The next player's best reply value (scored with this seat's weights) to ``table``.
-
-    The replies are listed in the reply space; a fault there (an unknown variant, a full move buffer) is raised in
-    the seat's own ``ps[FAULT]``, which the game loop checks."""
-    if hand == 0:
-        return 0.0
-    space = reply_space(ps)
-    space[FAULT] = 0
-    rs = (
+def reply_rules(ps):
+    """The move generators' rule scalars (``moves.move_rules``' order), read from the decision space."""
+    return (
         ps[RI_FORCED],
         ps[RI_PRIORITY],
         ps[RI_SUM_MASK],
@@ -259,6 +254,19 @@ def best_reply(ps, params, seat, hand, table):
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
     )
+
+
+@kernel
+def best_reply(ps, params, seat, hand, table):
+    """The next player's best reply value (scored with this seat's weights) to ``table``.
+
+    The replies are listed in the reply space; a fault there (an unknown variant, a full move buffer) is raised in
+    the seat's own ``ps[FAULT]``, which the game loop checks."""
+    if hand == 0:
+        return 0.0
+    space = reply_space(ps)
+    space[FAULT] = 0
+    rs = reply_rules(ps)
     turns = ps[RI_TURNS]
     if turns == TURNS_EXCHANGE:
         n = exchange_moves(space, hand, table, rs, False)
@@ -277,6 +285,58 @@ def best_reply(ps, params, seat, hand, table):
 
 
 @kernel
+def card_replies(ps, params, seat, cards, table, best_of, trail_of):
+    """Per card of ``cards`` (one card a turn): the best value of the moves it makes on ``table`` by itself
+    (``best_of[c]``) and, under ``player``, its trail's (``trail_of[c]``); returns the cards that make a move.
+
+    ``best_reply`` of a hand is then :func:`hand_reply` of these, with the same values (the same ``move_points``
+    calls on the same moves; a maximum does not depend on the order), while the table's subset sums are built
+    once per table instead of once per sampled hand, and a card shared by several samples is scored once."""
+    space = reply_space(ps)
+    space[FAULT] = 0
+    rs = reply_rules(ps)
+    k = table_subset_sums(space, table & rs[2], rs[3])
+    movers = 0
+    rest = cards
+    while rest != 0:
+        c = lowest(rest)
+        rest ^= 1 << c
+        n = append_card_moves(space, c, table, rs, k, 0)
+        if n > 0:
+            movers |= 1 << c
+            best = -1e300
+            for i in range(n):
+                value = move_points(ps, params, seat, space[MOVES + 2 * i], space[MOVES + 2 * i + 1], table, False)
+                best = max(best, value)
+            best_of[c] = best
+        elif rs[0] == FORCED_PLAYER:
+            trail_of[c] = move_points(ps, params, seat, 1 << c, 0, table, False)
+    if space[FAULT] != 0:
+        ps[FAULT] = space[FAULT]
+    return movers
+
+
+@kernel
+def hand_reply(hand, movers, best_of, trail_of):
+    """``best_reply`` of ``hand`` from :func:`card_replies`: its cards' best moves, or its trails when (under
+    ``player``) none of its cards makes a move."""
+    best = -1e300
+    rest = hand & movers
+    if rest == 0:
+        rest = hand  # only under ``player``: every card of a hand makes a move under the other rules
+        while rest != 0:
+            c = lowest(rest)
+            rest ^= 1 << c
+            best = max(best, trail_of[c])
+        return best
+    while rest != 0:
+        c = lowest(rest)
+        rest ^= 1 << c
+        best = max(best, best_of[c])
+    return best
+
+
+@kernel
 def choose_lookahead(ps, params, seat, n_moves):
     """Best move by points now minus the next player's expected best reply over sampled hands."""
     table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
@@ -289,6 +349,11 @@ def choose_lookahead(ps, params, seat, n_moves):
         ps[sample_base(ps)] = open_hand
     elif hand_count > 0 and n_moves > 1:
         sample_hands(ps, seat, unseen, hand_count, samples)
+    by_card = ps[RI_TURNS] == TURNS_ONE_CARD  # replies from each card's best move (card_replies)
+    cards = 0
+    for s in range(samples):
+        cards |= ps[sample_base(ps) + s]
+    best_of, trail_of = np.empty(52), np.empty(52)
     best, best_score = 0, -1e300
     for i in range(n_moves):
         play, take = ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1]
@@ -296,8 +361,13 @@ def choose_lookahead(ps, params, seat, n_moves):
         if hand_count > 0 and n_moves > 1 and not last:
             after = table & ~take if take != 0 else table | play
             reply = 0.0
-            for s in range(samples):
-                reply += best_reply(ps, params, seat, ps[sample_base(ps) + s], after)
+            if by_card:
+                movers = card_replies(ps, params, seat, cards, after, best_of, trail_of)
+                for s in range(samples):
+                    reply += hand_reply(ps[sample_base(ps) + s], movers, best_of, trail_of)
+            else:
+                for s in range(samples):
+                    reply += best_reply(ps, params, seat, ps[sample_base(ps) + s], after)
             score -= params[seat, P_RISK] * reply / samples
         if score > best_score:
             best, best_score = i, score
