@@ -13,7 +13,7 @@ from simcore.cards import cards_of
 from simcore.kernels.game import fill_rule_info
 from simcore.kernels.workspace import VIEW, decision_space_size
 from simcore.policies import parse_policy, policy_arrays
-from simcore.policies.heuristics import V_PILES, best_reply, card_replies, hand_reply
+from simcore.policies.heuristics import V_PILES, best_reply, card_replies, hand_reply, trail_values
 from simcore.variants import get_variant
 from simcore.variants.base import TURNS_ONE_CARD
 
@@ -61,6 +61,7 @@ def test_replies_by_card_equal_the_listed_best_reply(variant, overrides):
         for h in samples:
             union |= h
         seat = rng.randrange(rules.players)
+        trail_values(ps, params, seat, union, trail_of)
         movers = card_replies(ps, params, seat, union, table, best_of, trail_of)
         for hand in samples:
             assert hand_reply(hand, movers, best_of, trail_of) == best_reply(ps, params, seat, hand, table)

@@ -66,7 +66,7 @@ from simcore.kernels.workspace import (
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import FORCED_PLAYER, TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -287,7 +287,8 @@ def best_reply(ps, params, seat, hand, table):
 @kernel
 def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     """Per card of ``cards`` (one card a turn): the best value of the moves it makes on ``table`` by itself
-    (``best_of[c]``) and, under ``player``, its trail's (``trail_of[c]``); returns the cards that make a move.
+    (``best_of[c]``); returns the cards that make a move. ``trail_of[c]`` holds each card's trail value already
+    (:func:`trail_values`: a trail's value does not depend on the table).
 
     ``best_reply`` of a hand is then :func:`hand_reply` of these, with the same values (the same ``move_points``
     calls on the same moves; a maximum does not depend on the order), while the table's subset sums are built
@@ -302,18 +303,29 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
         c = lowest(rest)
         rest ^= 1 << c
         n = append_card_moves(space, c, table, rs, k, 0)
-        if n > 0:
-            movers |= 1 << c
-            best = -1e300
-            for i in range(n):
-                value = move_points(ps, params, seat, space[MOVES + 2 * i], space[MOVES + 2 * i + 1], table, False)
-                best = max(best, value)
-            best_of[c] = best
-        elif rs[0] == FORCED_PLAYER:
-            trail_of[c] = move_points(ps, params, seat, 1 << c, 0, table, False)
+        if n == 0:
+            continue
+        movers |= 1 << c
+        best = -1e300
+        for i in range(n):
+            take = space[MOVES + 2 * i + 1]
+            value = trail_of[c] if take == 0 else move_points(ps, params, seat, 1 << c, take, table, False)
+            best = max(best, value)
+        best_of[c] = best
     if space[FAULT] != 0:
         ps[FAULT] = space[FAULT]
     return movers
+
+
+@kernel
+def trail_values(ps, params, seat, cards, trail_of):
+    """``trail_of[c]``: the value of trailing card ``c`` (``move_points`` of a trail reads neither the table nor
+    the last-play flag), once per decision for every card of the sampled hands."""
+    rest = cards
+    while rest != 0:
+        c = lowest(rest)
+        rest ^= 1 << c
+        trail_of[c] = move_points(ps, params, seat, 1 << c, 0, 0, False)
 
 
 @kernel
@@ -354,6 +366,8 @@ def choose_lookahead(ps, params, seat, n_moves):
     for s in range(samples):
         cards |= ps[sample_base(ps) + s]
     best_of, trail_of = np.empty(52), np.empty(52)
+    if by_card and hand_count > 0 and n_moves > 1 and not last:
+        trail_values(ps, params, seat, cards, trail_of)
     best, best_score = 0, -1e300
     for i in range(n_moves):
         play, take = ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1]
