@@ -327,7 +327,8 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
     Columns: ``rule_set``, ``players``, ``games``, ``expected`` (1 / sides); for ``first_player`` and
     ``first_dealer``: ``_rate``, ``_ci_low``, ``_ci_high``, ``_p`` (binomial test of no advantage);
     ``leader_margin`` (points per deal, leading side minus dealing side) with ``_ci_low``, ``_ci_high``, ``_p``;
-    ``first_player_change`` (advantage minus the baseline's) with ``_ci_low``, ``_ci_high``, ``_p``; then the
+    ``first_player_change`` (advantage minus the baseline's) with ``_ci_low``, ``_ci_high``, ``_p``, ``_method``,
+    ``_correlation`` and ``_gain`` (:func:`compare_runs`); then the
     mean of each :data:`SHAPE_METRICS` (spaces as underscores) with its ``_half_width``, and ``mid_deal_share``.
     """
     from analysis.stats import deal_advantage, seat_advantage
@@ -356,6 +357,7 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
         }
         if i == 0:
             change = {"difference": 0.0, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+            change |= {"method": "base", "correlation": math.nan, "gain": math.nan}
         else:
             change = compare_runs(runs[0], run, level).loc["first player advantage"].to_dict()
         row |= {
@@ -363,6 +365,9 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
             "first_player_change_ci_low": change["ci_low"],
             "first_player_change_ci_high": change["ci_high"],
             "first_player_change_p": change["p_value"],
+            "first_player_change_method": change["method"],
+            "first_player_change_correlation": change["correlation"],
+            "first_player_change_gain": change["gain"],
         }
         shape = game_shape(run, level)
         for name in SHAPE_METRICS:
