@@ -216,14 +216,14 @@ def compare_runs(a: Run, b: Run, level: float = 0.95, paired: bool | None = None
     always treats them as independent (:func:`rate_difference` on the rates, testing a difference of advantages
     of zero; Welch's t on the per-deal and per-game samples); True pairs any two runs that hold the same games.
     """
-    from analysis.paired import NotAligned, pairing
+    from analysis.paired import NotAlignedError, pairing
 
     if paired is None:
         paired = pairing(a, b).paired
     if paired:
         try:
             return _paired_comparison(a, b, level)
-        except NotAligned:
+        except NotAlignedError:
             pass  # the parts hold different games after all: the unpaired methods below
     return _unpaired_comparison(a, b, level)
 

@@ -130,7 +130,9 @@ class Moments:
         n, k = self.n, len(self.s)
         if n < 2:
             return np.full((k, k), math.nan)
-        return np.array([[(n * self.ss[i][j] - self.s[i] * self.s[j]) / (n * (n - 1)) for j in range(k)] for i in range(k)])
+        return np.array(
+            [[(n * self.ss[i][j] - self.s[i] * self.s[j]) / (n * (n - 1)) for j in range(k)] for i in range(k)]
+        )
 
 
 @dataclass
@@ -147,7 +149,7 @@ class PairStats:
     deals: dict[str, Moments] = field(default_factory=dict)
 
 
-class NotAligned(ValueError):
+class NotAlignedError(ValueError):
     """The two runs' parts do not hold the same games in the same order."""
 
 
@@ -165,7 +167,7 @@ def common_categories(a: Run, b: Run) -> list[str]:
 
 
 def paired_stats(a: Run, b: Run) -> PairStats:
-    """:class:`PairStats` of two runs of the same games (raises :class:`NotAligned` otherwise)."""
+    """:class:`PairStats` of two runs of the same games (raises :class:`NotAlignedError` otherwise)."""
     return a.cached(f"paired_stats:{id(b)}:{b.path}", lambda: _paired_stats(a, b))
 
 
@@ -190,14 +192,14 @@ def _paired_stats(a: Run, b: Run) -> PairStats:
 
 
 def _aligned(xs: Iterator[dict], ys: Iterator[dict]) -> Iterator[tuple[dict, dict]]:
-    """The parts of two tables in step; :class:`NotAligned` if one table has more parts."""
+    """The parts of two tables in step; :class:`NotAlignedError` if one table has more parts."""
     end = object()
     while True:
         x, y = next(xs, end), next(ys, end)
         if x is end and y is end:
             return
         if x is end or y is end:
-            raise NotAligned("the runs have different numbers of parts")
+            raise NotAlignedError("the runs have different numbers of parts")
         yield x, y
 
 
@@ -212,7 +214,7 @@ def _sorted_games(part: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def _add_games(out: PairStats, run: Run, ga: dict, gb: dict) -> None:
     ga, gb = _sorted_games(ga), _sorted_games(gb)
     if not np.array_equal(ga["game"], gb["game"]) or np.any(np.diff(np.asarray(ga["game"])) <= 0):
-        raise NotAligned("the runs' parts hold different games")
+        raise NotAlignedError("the runs' parts hold different games")
     side = run.seat_side
     for name, column in (("first player", "first_player"), ("first dealer", "first_dealer")):
         won_a = np.asarray(ga["winner"]) == side[np.asarray(ga[column], dtype=np.int64)]
@@ -247,7 +249,7 @@ def _per_game(part: dict, n_sides: int, cats: list[str], games: np.ndarray) -> d
     game = np.asarray(part["game"], dtype=np.int64)[order].reshape(shape)[:, 0]
     index = np.searchsorted(games, game)
     if np.any(index >= len(games)) or np.any(games[np.minimum(index, len(games) - 1)] != game):
-        raise NotAligned("a deals part holds games its games part does not")
+        raise NotAlignedError("a deals part holds games its games part does not")
     rows = np.arange(n_deals)
     led = np.asarray(part["led"])[order].reshape(shape).argmax(axis=1)
     dealt = np.asarray(part["dealt"])[order].reshape(shape).argmax(axis=1)

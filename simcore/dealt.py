@@ -87,5 +87,7 @@ def dealt_hands(rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray)
         np.zeros((rows, rules.players), np.int64),
         np.zeros(rows, np.int64),
     )
-    deal_games(rules, np.int64(seed), games, n_deals, out.first_dealer, out.dealer, out.first_round, out.hands, out.table)
+    deal_games(
+        rules, np.int64(seed), games, n_deals, out.first_dealer, out.dealer, out.first_round, out.hands, out.table
+    )
     return out

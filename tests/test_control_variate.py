@@ -46,7 +46,9 @@ def test_dealt_hands_are_the_traced_deals(variant, rules, players):
             if e["type"] == "deal":
                 if deals and deals[-1]["deal"] == e["deal"]:
                     deals.pop()
-                deals.append({"deal": e["deal"], "dealer": e["dealer"], "hands": {}, "first": {}, "table": 0})
+                deals.append({"deal": e["deal"], "dealer": e["dealer"], "hands": {}, "first": {}, "table": 0, "out": 0})
+            elif e["type"] == "out":
+                deals[-1]["out"] = 1
             elif e["type"] == "hand":
                 d = deals[-1]
                 d["first"].setdefault(e["seat"], _mask(e["cards"]))
@@ -56,13 +58,17 @@ def test_dealt_hands_are_the_traced_deals(variant, rules, players):
         assert dealt.first_dealer[game] == deals[0]["dealer"]
         for d in deals[: n_deals[game]]:
             assert dealt.dealer[row] == d["dealer"] and dealt.table[row] == d["table"]
+            everyone = int(np.bitwise_or.reduce(dealt.hands[row]))
+            assert everyone | d["table"] == spec.compile(config.rules).pack  # the whole pack, every round
             for seat in range(config.players):
                 assert dealt.first_round[row, seat] == d["first"][seat]
                 traced, replayed = d["hands"][seat], int(dealt.hands[row, seat])
-                # a game won mid-deal never dealt the rest; Kaszino's default gives later rounds to the capturer
-                assert traced & replayed == traced if nominal else traced & ~int(np.bitwise_or.reduce(dealt.hands[row])) == 0
-            union = int(np.bitwise_or.reduce(dealt.hands[row])) | d["table"]
-            assert union == spec.compile(config.rules).pack or trace["events"][-1]["type"] == "end"
+                if not nominal:  # Kaszino's default: the last capturer draws first after the first round
+                    assert traced & ~everyone == 0
+                elif d["out"]:  # won mid-deal: the later rounds were never dealt
+                    assert traced & ~replayed == 0
+                else:
+                    assert traced == replayed
             row += 1
 
 
@@ -120,3 +126,12 @@ def test_control_table(big):
     assert wins["plain"] == pytest.approx((big.games.winner == big.games.first_player).mean())
     assert wins["gain"] > 1 and 0 < wins["r2"] < 1 and wins["controls"] == len(CONTROLS["scopa"])
     assert wins["ci_low"] < wins["estimate"] < wins["ci_high"]
+
+
+def test_analyze_and_report_show_the_adjusted_figure(big):
+    from analysis.report import render_report
+    from analysis.tables import Analysis, to_markdown
+
+    text = to_markdown(Analysis.of([big], names=["control_variate"]))
+    assert "adjusted for the cards dealt" in text and "| first player's side wins |" in text
+    assert 'data-table="control_variate"' in render_report([big])
