@@ -191,3 +191,71 @@ def test_pairing_interval_counts_pairs_not_games(tmp_path):
     assert row.pairs_won + row.pairs_split + row.pairs_lost == 400 and row.rate == pytest.approx(score.mean())
     wilson = smp.proportion_confint(row.wins, 800, method="wilson")
     assert (row.wilson_low, row.wilson_high) == pytest.approx(wilson)
+
+
+# ---------------------------------------------------------------- self-play on mirrored seats, in the engine
+
+
+def _play_deal(config: RunConfig, dealer: int, deal_state: int, streams: list[int]) -> np.ndarray:
+    """One deal played by the engine's own deal loop from a given deal-stream state, dealer and policy streams
+    (``simcore.kernels.game.play_deal`` without the Monte Carlo branch); returns its event rows."""
+    from simcore.kernels.game import EV_WIDTH, clear_deal, fill_rule_info, new_scratch, run_deal, start_deal
+    from simcore.kernels.workspace import (
+        DEAL_RNG,
+        DS_DEAL,
+        DS_FIRST,
+        DS_LAST,
+        DS_N,
+        DS_PENDING,
+        DS_POS,
+        DS_SEEN,
+        DS_T,
+        DS_TABLE,
+        DS_TO_MOVE,
+        RNG,
+    )
+    from simcore.policies import policy_arrays
+
+    rules = config.compiled_rules()
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    s = new_scratch(rules)
+    gs, ps = s.gs, s.ps
+    fill_rule_info(ps, rules)
+    for seat, state in enumerate(streams):
+        ps[RNG + 1 + seat] = state
+    gs[DEAL_RNG] = deal_state
+    events = np.zeros((1, 4096, EV_WIDTH), np.int64)
+    table, pos, n, _, ne = start_deal(rules, gs, 0, dealer, events, 0, 0)
+    clear_deal(gs)
+    first = (dealer + 1) % rules.players
+    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
+    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = -1, first, 0, first, -1
+    status, ne = run_deal(rules, ids, params, gs, ps, events, 0, ne, -1)
+    assert status != 2 and ne < events.shape[1]  # no Monte Carlo stop; every event kept
+    return events[0, :ne].copy()
+
+
+SEAT_FIELD = {0: 2, 1: 1, 4: 1, 5: 1, 7: 1}  # event type -> the field holding a seat (EV_DEAL: b, the dealer)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players"), [("scopa", 2), ("scopa", 3), ("scopa", 4), ("kaszino", 2), ("skopa", 3), ("foracio", 4)]
+)
+@pytest.mark.parametrize("policy", ["greedy", "points", "defensive", "lookahead"])
+def test_a_policy_against_itself_on_mirrored_seats_plays_the_mirrored_deal(variant, players, policy):
+    """The same shuffle dealt by the next seat hands every seat's cards to the seat after it; with the policy
+    streams moved along too, the deal must be played card for card the same way, one seat on. Anything that
+    treats a seat number differently (a tie broken by seat, a side looked up wrongly, a stream or a parameter
+    row read for the wrong seat) shows as a different play; with the streams left in place, lookahead fails it."""
+    config = RunConfig.create(variant, players=players, policies=[policy], games=1, seed=0)
+    rng = np.random.default_rng(players * 31 + len(policy))
+    for _ in range(4):
+        deal_state, *streams = (int(x) for x in rng.integers(-(2**63), 2**63 - 1, size=players + 1))
+        base = _play_deal(config, 0, deal_state, streams)
+        moved = _play_deal(config, 1, deal_state, streams[-1:] + streams[:-1])
+        assert base.shape == moved.shape
+        expected = base.copy()
+        for row in expected:
+            if int(row[0]) in SEAT_FIELD:
+                row[SEAT_FIELD[int(row[0])]] = (row[SEAT_FIELD[int(row[0])]] + 1) % players
+        assert (moved == expected).all()
