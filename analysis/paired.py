@@ -45,6 +45,7 @@ import numpy as np
 from analysis import special
 from analysis.deals import deal_order
 from analysis.load import Run
+from simcore.errors import ConfigError
 
 #: The ``Rules`` fields the deal stream's consumers read (first dealer, shuffle, hands, table, kings redeal).
 DEAL_FIELDS = ("variant", "players", "pack", "hand_size", "table_size", "redeal_kings")
@@ -85,7 +86,7 @@ def pairing(a: Run, b: Run) -> Pairing:
             return Pairing(False, f"different {what}")
     try:
         same_deals = deal_signature(a) == deal_signature(b)
-    except Exception as exc:  # a rule set this version cannot compile: nothing is known of its dealing
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:  # rules this version cannot compile
         return Pairing(False, f"rules not compiled ({exc})")
     if not same_deals:
         return Pairing(False, "rules that change the pack or the deal schedule differ")
