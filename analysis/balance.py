@@ -7,9 +7,10 @@ of means (scipy's t distribution on the samples' exact moments: the numbers of `
 test for a difference of proportions (``statsmodels.stats.proportion.confint_proportions_2indep`` /
 ``test_proportions_2indep``). Both libraries are imported inside the functions that use them.
 
-Two runs are treated as independent samples. Runs with the same seed shuffle game i's pack identically (the deal
-stream depends on the seed and the game only), so where the rules leave the deal alone their games are positively
-correlated and the independent-sample intervals are, if anything, conservative.
+Two runs are compared game by game when they are pairable (same seed, packs, deal schedule and games:
+``analysis.paired``), which removes the deal luck they share; otherwise as independent samples, with the methods
+above. Every comparison row says which (``method``), with the runs' ``correlation`` and the paired interval's
+``gain`` (how many times narrower than the unpaired one from the same data).
 """
 
 from __future__ import annotations
@@ -200,17 +201,34 @@ def mean_difference(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> dict[s
     return {"difference": diff, "ci_low": float(ci.low), "ci_high": float(ci.high), "p_value": float(result.pvalue)}
 
 
-def compare_runs(a: Run, b: Run, level: float = 0.95) -> pd.DataFrame:
+def compare_runs(a: Run, b: Run, level: float = 0.95, paired: bool | None = None) -> pd.DataFrame:
     """What changes from run ``a`` to run ``b`` (two rule sets, say), each difference ``b - a`` with an interval
     at ``level`` and a two-sided test of "no difference".
 
     Rows (index ``metric``): the first player's and the first dealer's advantage (win rate of that side minus
-    1 / sides, so that runs with different numbers of sides compare; :func:`rate_difference` on the rates,
-    testing a difference of advantages of zero), the share of games decided mid-deal (same method), then means
-    with Welch's t: the leader's points margin per deal, :data:`SHAPE_METRICS`, and the points per deal (all
-    sides) of each category both runs score. Columns ``kind`` (``rate`` or ``mean``), ``a``, ``b``,
-    ``difference``, ``ci_low``, ``ci_high``, ``p_value``.
+    1 / sides, so that runs with different numbers of sides compare), the share of games decided mid-deal, then
+    means: the leader's points margin per deal, :data:`SHAPE_METRICS`, and the points per deal (all sides) of each
+    category both runs score. Columns ``kind`` (``rate`` or ``mean``), ``a``, ``b``, ``difference``, ``ci_low``,
+    ``ci_high``, ``p_value``, ``method`` (``paired`` or ``unpaired``), ``correlation`` and ``gain`` (paired
+    rows only: ``analysis.paired``).
+
+    ``paired``: None (default) pairs the runs when :func:`analysis.paired.pairing` says they are pairable; False
+    always treats them as independent (:func:`rate_difference` on the rates, testing a difference of advantages
+    of zero; Welch's t on the per-deal and per-game samples); True pairs any two runs that hold the same games.
     """
+    from analysis.paired import NotAlignedError, pairing
+
+    if paired is None:
+        paired = pairing(a, b).paired
+    if paired:
+        try:
+            return _paired_comparison(a, b, level)
+        except NotAlignedError:
+            pass  # the parts hold different games after all: the unpaired methods below
+    return _unpaired_comparison(a, b, level)
+
+
+def _unpaired_comparison(a: Run, b: Run, level: float) -> pd.DataFrame:
     rows: dict[str, dict[str, Any]] = {}
     for label, column in (("first player advantage", "first_player"), ("first dealer advantage", "first_dealer")):
         (wa, na), (wb, nb) = _opening_counts(a, column), _opening_counts(b, column)
@@ -237,6 +255,41 @@ def compare_runs(a: Run, b: Run, level: float = 0.95) -> pd.DataFrame:
     for name, xa in samples_a.items():
         xb = samples_b[name]
         rows[name] = {"kind": "mean", "a": xa.mean, "b": xb.mean, **hist_difference(xa, xb, level)}
+    df = pd.DataFrame.from_dict(rows, orient="index").rename_axis("metric")
+    return df.assign(method="unpaired", correlation=math.nan, gain=math.nan)
+
+
+def _paired_comparison(a: Run, b: Run, level: float) -> pd.DataFrame:
+    """:func:`compare_runs` game by game (``analysis.paired``): the runs have the same sides and games."""
+    from analysis.paired import common_categories, paired_mean, paired_rate, paired_ratio, paired_stats
+
+    s = paired_stats(a, b)
+    expected = 1.0 / a.n_sides
+    rows: dict[str, dict[str, Any]] = {}
+    for label, name, shift in (
+        ("first player advantage", "first player", expected),
+        ("first dealer advantage", "first dealer", expected),
+        ("games decided mid-deal", "mid-deal", 0.0),
+    ):
+        t = s.tables[name]
+        n = int(t.sum())
+        rate_a, rate_b = t[1].sum() / n - shift, t[:, 1].sum() / n - shift
+        rows[label] = {"kind": "rate", "a": rate_a, "b": rate_b, **paired_rate(t, level)}
+
+    def ratio(name: str) -> dict[str, Any]:
+        m = s.deals[name]
+        mean = m.mean
+        return {"kind": "mean", "a": mean[0] / mean[1], "b": mean[2] / mean[3], **paired_ratio(m, level)}
+
+    def per_game(name: str) -> dict[str, Any]:
+        mean = s.games[name].mean
+        return {"kind": "mean", "a": mean[0], "b": mean[1], **paired_mean(s.games[name], level)}
+
+    rows["leader's margin per deal"] = ratio("leader's margin per deal")
+    for name in SHAPE_METRICS:
+        rows[name] = ratio(name) if name in s.deals else per_game(name)
+    for cat in common_categories(a, b):
+        rows[f"{cat} per deal"] = ratio(f"{cat} per deal")
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("metric")
 
 
@@ -274,7 +327,8 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
     Columns: ``rule_set``, ``players``, ``games``, ``expected`` (1 / sides); for ``first_player`` and
     ``first_dealer``: ``_rate``, ``_ci_low``, ``_ci_high``, ``_p`` (binomial test of no advantage);
     ``leader_margin`` (points per deal, leading side minus dealing side) with ``_ci_low``, ``_ci_high``, ``_p``;
-    ``first_player_change`` (advantage minus the baseline's) with ``_ci_low``, ``_ci_high``, ``_p``; then the
+    ``first_player_change`` (advantage minus the baseline's) with ``_ci_low``, ``_ci_high``, ``_p``, ``_method``,
+    ``_correlation`` and ``_gain`` (:func:`compare_runs`); then the
     mean of each :data:`SHAPE_METRICS` (spaces as underscores) with its ``_half_width``, and ``mid_deal_share``.
     """
     from analysis.stats import deal_advantage, seat_advantage
@@ -303,6 +357,7 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
         }
         if i == 0:
             change = {"difference": 0.0, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+            change |= {"method": "base", "correlation": math.nan, "gain": math.nan}
         else:
             change = compare_runs(runs[0], run, level).loc["first player advantage"].to_dict()
         row |= {
@@ -310,6 +365,9 @@ def grid_table(runs: list[Run], labels: list[str], level: float = 0.95) -> pd.Da
             "first_player_change_ci_low": change["ci_low"],
             "first_player_change_ci_high": change["ci_high"],
             "first_player_change_p": change["p_value"],
+            "first_player_change_method": change["method"],
+            "first_player_change_correlation": change["correlation"],
+            "first_player_change_gain": change["gain"],
         }
         shape = game_shape(run, level)
         for name in SHAPE_METRICS:

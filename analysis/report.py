@@ -154,7 +154,11 @@ def run_section(run: Run, tables: dict[str, pd.DataFrame], level: float) -> str:
             f"seat, with {pct} Wilson intervals; dashed: no advantage. Right: per deal, the leading side's points "
             f"minus the dealing side's, by category, with {pct} t intervals.",
         ),
-        *(html_table(name, tables[name], level) for name in ("seat_advantage", "deal_advantage", "pairings", "seats")),
+        *(
+            html_table(name, tables[name], level)
+            for name in ("seat_advantage", "deal_advantage", "control_variate", "pairings", "seats")
+            if name in tables
+        ),
         "<h3>Convergence</h3>\n",
         html_figure(
             "convergence",

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.balance import category_table, compare_runs, game_shape
+from analysis.control import control_table
 from analysis.load import Run
 from analysis.stats import (
     deal_advantage,
@@ -47,6 +48,13 @@ TITLES: dict[str, tuple[str, str]] = {
         "leader / dealer: the sides of the seats that led and dealt each deal; CI: {level} t interval of a mean, "
         "Wilson interval of deals won; p: t test of a zero mean, binomial test of 1/2 for deals won",
     ),
+    "control_variate": (
+        "First player's advantage, adjusted for the cards dealt (control variate)",
+        "plain: mean over games ± {level} t half-width; adjusted: regression on how much more scoring material "
+        "(per category) the first player's side was dealt than the other sides over the deals played, mean zero "
+        "by symmetry ({level} OLS intercept interval); R²: share of the variance the cards explain; gain: how many "
+        "times fewer games the adjusted figure needs for the same interval",
+    ),
     "pairings": (
         "Opening advantage by policy pairing",
         "pairing: the policy of the side in that role first, then the other sides'; CI: {level} Wilson score interval",
@@ -68,7 +76,8 @@ TITLES: dict[str, tuple[str, str]] = {
     "grid_advantage": (
         "First player's advantage by rule set",
         "{level} Wilson intervals; p: binomial test of no advantage (1 / sides); change: the advantage (win rate "
-        "minus 1 / sides) minus the first rule set's, with its {level} Newcombe interval and score test",
+        "minus 1 / sides) minus the first rule set's, with its {level} interval and test: paired (Tango, McNemar) "
+        "when the rule sets deal alike, with its gain over the unpaired (Newcombe, score test) interval",
     ),
     "grid_dealer": (
         "Dealer's advantage and per-deal margin by rule set",
@@ -85,8 +94,11 @@ TITLES: dict[str, tuple[str, str]] = {
     ),
     "comparison": (
         "Change from the first run",
-        "difference: this run minus the first; advantages are win rates minus 1 / sides; CI: {level} interval, "
-        "Newcombe's with the score test for rates, Welch's t for means",
+        "difference: this run minus the first; advantages are win rates minus 1 / sides; CI: {level} interval. "
+        "paired (same seed, packs and deal schedule: compared game by game): Tango's score interval with McNemar's "
+        "exact test for rates, paired t for means (per-deal means: by game, delta method); gain: how many times "
+        "narrower than the unpaired interval, r: correlation of the runs' games. unpaired: Newcombe's interval with "
+        "the score test for rates, Welch's t for means",
     ),
 }
 
@@ -105,6 +117,7 @@ def run_tables(run: Run, level: float = 0.95) -> dict[str, pd.DataFrame]:
         "seats": seat_win_rates(run, level),
         "seat_advantage": seat_advantage(run, level),
         "deal_advantage": deal_advantage(run, level),
+        "control_variate": control_table(run, level),
         "pairings": pairing_advantage(run, level),
         "points": points,
         "categories": categories,
@@ -158,6 +171,13 @@ def p_value(p: float) -> str:
     return "<1e-300" if p == 0 else f"{p:.2g}"
 
 
+def gain(x: float) -> str:
+    """How many times narrower a paired interval is: ``3.4x``; ``–`` for unpaired rows."""
+    if _nan(x):
+        return "–"
+    return "exact" if math.isinf(x) else f"{x:.1f}x"
+
+
 def count(n: float) -> str:
     return "–" if _nan(n) else f"{int(n):,}"
 
@@ -190,6 +210,13 @@ def _estimate_ci(r: dict[str, Any]) -> str:
     if r["expected"] == 0.5:
         return pct_interval(r["ci_low"], r["ci_high"])
     return interval(r["ci_low"], r["ci_high"], sign=True)
+
+
+def _cv_value(r: dict[str, Any], key: str, sign: bool = True) -> str:
+    """A win rate in percent (a margin in points) of the control-variate table."""
+    if r["expected"] == 0:
+        return num(r[key], sign=sign)
+    return "–" if _nan(r[key]) else f"{r[key] * 100:.2f}%"
 
 
 def _comparison_value(r: dict[str, Any], key: str) -> str:
@@ -256,6 +283,15 @@ COLUMNS: dict[str, Callable[[pd.DataFrame, str], list[Column]]] = {
         Column("no advantage", lambda r: pct(r["expected"], 0) if r["expected"] == 0.5 else num(r["expected"], 0)),
         Column("p", lambda r: p_value(r["p_value"])),
     ],
+    "control_variate": lambda df, ci: [
+        Column("measure", lambda r: str(r["measure"]), numeric=False),
+        Column("plain", lambda r: _cv_value(r, "plain") + " ± " + _cv_value(r, "plain_half_width", sign=False)),
+        Column("adjusted", lambda r: _cv_value(r, "estimate")),
+        Column(ci, lambda r: _cv_value(r, "ci_low") + " to " + _cv_value(r, "ci_high")),
+        Column("R²", lambda r: num(r["r2"], 3)),
+        Column("gain", lambda r: gain(r["gain"])),
+        Column("games", lambda r: count(r["n"])),
+    ],
     "pairings": lambda df, ci: [
         Column("role", lambda r: str(r["role"]), numeric=False),
         Column("pairing", lambda r: str(r["pairing"]), numeric=False),
@@ -288,6 +324,7 @@ COLUMNS: dict[str, Callable[[pd.DataFrame, str], list[Column]]] = {
         Column("change", lambda r: _pp(r["first_player_change"]) if not _nan(r["first_player_change_p"]) else "base"),
         Column(ci + " ", lambda r: _pp_interval(r["first_player_change_ci_low"], r["first_player_change_ci_high"])),
         Column("p ", lambda r: p_value(r["first_player_change_p"])),
+        Column("gain", lambda r: gain(r.get("first_player_change_gain", math.nan))),
     ],
     "grid_dealer": lambda df, ci: [
         Column("rule set", lambda r: str(r["rule_set"]), numeric=False),
@@ -317,6 +354,9 @@ COLUMNS: dict[str, Callable[[pd.DataFrame, str], list[Column]]] = {
         Column("difference", lambda r: _comparison_value(r, "difference")),
         Column(ci, _comparison_ci),
         Column("p", lambda r: p_value(r["p_value"])),
+        Column("method", lambda r: str(r.get("method", "unpaired")), numeric=False),
+        Column("r", lambda r: num(r.get("correlation", math.nan), 2)),
+        Column("gain", lambda r: gain(r.get("gain", math.nan))),
     ],
 }
 

@@ -1,12 +1,19 @@
 """Tournament results: per pairing win rate and point margin with intervals, and Bradley–Terry ratings.
 
 A pairing (A, B) has two runs over the same deals, A in the even seats (``ab``) and B there (``ba``). Game ``i`` of
-both runs is one duplicate pair: A's margin in the pair is the mean of its two margins, which removes most of the
-deal luck; the interval on the mean margin is a t interval over pairs. Ratings come from a Bradley–Terry model
-(a binomial GLM on the pairings' win counts, statsmodels), on the Elo scale (400 points = 10:1 odds), the first
-policy anchored at 0, with Wald intervals; half a win and half a loss are added to every pairing so that a
-pairing won every time still gives a finite rating. Every interval is at the confidence ``level`` asked for, and
-every label says it.
+both runs is one duplicate pair, and the pair is the unit of every interval: A's score in the pair is its share
+of the pair's two games (0, 1/2 or 1: the trinomial cousin of chess testing's pentanomial statistics), its margin
+the mean of its two margins; both remove most of the deal luck, and both get a t interval over pairs (the win
+rate is the mean pair score, so it is the usual rate; its interval is the pairs' one, and the Wilson interval over
+games, which counts the two games of a pair as independent, is kept beside it with the ``gain``).
+
+Ratings come from a Bradley–Terry model (a binomial GLM, statsmodels) on the Elo scale (400 points = 10:1 odds),
+the first policy anchored at 0, with Wald intervals. Each pairing enters with its pair-score rate and an
+*effective* number of games, ``pairs * p(1-p) / var(pair score)``: the number of independent games whose
+binomial variance equals the variance the pairs show, so the fit's weights and intervals follow the pairs, not
+the game count (with independent games it is the game count). Half a win and half a loss are added to every
+pairing so that a pairing won every time still gives a finite rating. Every interval is at the confidence
+``level`` asked for, and every label says it.
 
 :func:`tournament_results` computes both tables; :func:`write_results` stores them in the tournament folder
 (``pairings.csv``, ``ratings.csv``, ``results.json``); :func:`to_csv`, :func:`to_json` and :func:`to_markdown`
@@ -101,18 +108,54 @@ def pairing_table(index: dict, runs: list, level: float = 0.95) -> pd.DataFrame:
         n = len(one) + len(two)
         pair_margin = (one.margin + two.margin) / 2
         half = stats.t.ppf((1 + level) / 2, len(pair_margin) - 1) * stats.sem(pair_margin)
+        score = (one.a_wins + two.a_wins).to_numpy()  # A's wins in each pair: 0, 1 or 2
+        rate = win_rate(wins, n, level)
+        pair = pair_interval(score / 2, level)
+        wilson = rate["ci_high"] - rate["ci_low"]
         rows.append(
             {
                 "a": a,
                 "b": b,
-                **win_rate(wins, n, level),
+                **rate,
+                "ci_low": pair[0],
+                "ci_high": pair[1],
+                "wilson_low": rate["ci_low"],
+                "wilson_high": rate["ci_high"],
+                "gain": wilson / (pair[1] - pair[0]) if pair[1] > pair[0] else np.nan,
                 "pairs": len(pair_margin),
+                "pairs_lost": int((score == 0).sum()),
+                "pairs_split": int((score == 1).sum()),
+                "pairs_won": int((score == 2).sum()),
                 "margin": pair_margin.mean(),
                 "margin_low": pair_margin.mean() - half,
                 "margin_high": pair_margin.mean() + half,
             }
         )
     return pd.DataFrame(rows)
+
+
+def pair_interval(score: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """t interval of the mean pair score (each in {0, 1/2, 1}), clipped to [0, 1]; when every pair scored the
+    same, the Wilson interval of that many wins in as many pairs (a t interval would have no width)."""
+    from analysis.special import t_ppf, wilson_interval
+
+    n = len(score)
+    if n < 2:
+        return np.nan, np.nan
+    mean, sd = float(score.mean()), float(score.std(ddof=1))
+    if sd == 0:
+        return wilson_interval(round(mean * n), n, level)
+    half = t_ppf(0.5 + level / 2, n - 1) * sd / np.sqrt(n)
+    return max(mean - half, 0.0), min(mean + half, 1.0)
+
+
+def effective_games(row: Any) -> float:
+    """Independent games with the binomial variance of the pairing's pair-score mean (see the module docstring)."""
+    p = row.wins / row.games
+    var = (row.pairs_split * 0.25 + row.pairs_won - row.pairs * p * p) / max(row.pairs - 1, 1)  # var of pair score
+    if not 0 < p < 1 or var <= 0:
+        return float(row.games)
+    return float(row.pairs * p * (1 - p) / var)
 
 
 def _pairs(index: dict) -> set[tuple[str, str]]:
@@ -128,8 +171,14 @@ def bradley_terry(table: pd.DataFrame, policies: list[str], level: float = 0.95)
     for row, (a, b) in enumerate(zip(table.a, table.b, strict=True)):
         design[row, policies.index(a)] += 1
         design[row, policies.index(b)] -= 1
+    # each pairing as its effective number of games at its rate (pairs, not games, carry the information)
+    if "pairs_won" in table:
+        n_eff = np.array([effective_games(r) for r in table.itertuples()])
+    else:
+        n_eff = table.games.to_numpy(float)
+    rate = table.wins.to_numpy(float) / table.games.to_numpy(float)
     # +0.5 to every count (Haldane-Anscombe): a pairing won 100% would otherwise have an infinite rating
-    counts = np.column_stack([table.wins, table.games - table.wins]) + 0.5
+    counts = np.column_stack([rate * n_eff, (1 - rate) * n_eff]) + 0.5
     with np.errstate(divide="ignore", invalid="ignore"):  # a saturated model (2 policies) has no residual df
         fit = sm.GLM(counts, design[:, 1:], family=sm.families.Binomial()).fit()
     low, high = fit.conf_int(1 - level).T
@@ -188,8 +237,9 @@ def titles(results: TournamentResults) -> dict[str, tuple[str, str]]:
     return {
         "pairings": (
             f"{index['variant']}: duplicate pairings ({index['games']:,} deal pairs each, seed {index['seed']})",
-            f"A's win rate with its {lv} Wilson interval; A's margin: points per game, A minus B, averaged over "
-            f"each duplicate pair, with its {lv} t interval over pairs",
+            f"A's win rate with its {lv} t interval over duplicate pairs (A's share of each pair's two games); "
+            f"gain: how many times narrower than the {lv} Wilson interval over games; A's margin: points per game, A "
+            f"minus B, averaged over each duplicate pair, with its {lv} t interval over pairs",
         ),
         "ratings": (
             f"Bradley–Terry ratings (Elo scale, {first} = 0, {lv} Wald intervals)",
@@ -202,7 +252,7 @@ def display(name: str, df: pd.DataFrame, level: float) -> tuple[list[str], list[
     """Headers and rows of strings a person sees for table ``name``."""
     lv = f"{level_label(level)} CI"
     if name == "pairings":
-        headers = ["A", "B", "games", "A wins", "A's win rate", lv, "A's margin per game", f"margin {lv}"]
+        headers = ["A", "B", "games", "A wins", "A's win rate", lv, "gain", "A's margin per game", f"margin {lv}"]
         rows = [
             [
                 r.a,
@@ -211,6 +261,7 @@ def display(name: str, df: pd.DataFrame, level: float) -> tuple[list[str], list[
                 f"{r.wins:,}",
                 f"{r.rate:.1%}",
                 f"{r.ci_low:.1%} – {r.ci_high:.1%}",
+                "–" if np.isnan(r.gain) else f"{r.gain:.1f}x",
                 f"{r.margin:+.2f}",
                 _interval(r.margin_low, r.margin_high, "+.2f"),
             ]

@@ -71,6 +71,7 @@ def test_analyze_csv_all_tables_in_blocks(two_runs):
         "seats",
         "seat_advantage",
         "deal_advantage",
+        "control_variate",
         "pairings",
         "points",
         "categories",
@@ -92,11 +93,12 @@ def test_analyze_json(two_runs):
     first = doc["runs"][0]
     assert first["run"] == str(a) and first["variant"] == "scopa" and first["games"] == 2000
     assert first["policies"] == ["greedy", "random"] and first["seed"] == 4 and first["rules"]["target"] == 11
-    assert set(first["tables"]) == {"seats", "seat_advantage", "deal_advantage", "pairings", "points", "categories",
-                                    "game_shape"}  # fmt: skip
+    assert set(first["tables"]) == {"seats", "seat_advantage", "deal_advantage", "control_variate", "pairings",
+                                    "points", "categories", "game_shape"}  # fmt: skip
     assert doc["runs"][1]["rules"]["napola"] is True
     rows = {r["metric"]: r for r in doc["comparisons"][0]["table"]}
     assert rows["napola per deal"]["a"] == 0 and rows["napola per deal"]["b"] > 0
+    assert {r["method"] for r in rows.values()} == {"paired"}  # same seed, same packs: compared game by game
     adv = seat_advantage(load_run(a))
     assert first["tables"]["seat_advantage"][0]["rate"] == pytest.approx(adv.iloc[0]["rate"], rel=1e-12)
 

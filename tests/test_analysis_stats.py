@@ -246,7 +246,7 @@ def test_rate_and_mean_differences_are_statsmodels_and_scipy():
 
 def test_compare_runs(runs):
     a, b = load_runs([runs["scopa"], runs["scopa_nopriority"]])
-    table = compare_runs(a, b)
+    table = compare_runs(a, b, paired=False)  # the unpaired methods (tests/test_paired.py: the paired ones)
     assert table.loc["first player advantage", "kind"] == "rate"
     wa = int((a.games["winner"] == a.games["first_player"]).sum())
     wb = int((b.games["winner"] == b.games["first_player"]).sum())

@@ -256,4 +256,6 @@ def test_simulate_summary_and_balance_stream(tmp_path, monkeypatch):
     result = runner.invoke(app, ["balance", "--vary", "target=11,16", "-n", "400", "--chunk-size", "200",
                                  "--seed", "2", "-q", "--out", str(tmp_path / "grid")])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert set(reads.rows("games")) == {200} and len(reads.rows("deals")) == 2 * 2  # two rule sets of two parts
+    # two rule sets of two parts, each read once for its own tables and once more, in step with the other rule
+    # set's, for the paired comparison with the baseline (analysis.paired)
+    assert set(reads.rows("games")) == {200} and len(reads.rows("deals")) == 2 * 2 * 2

@@ -1,0 +1,206 @@
+"""The first player's advantage with less deal luck: a regression control variate whose mean is zero by symmetry.
+
+Whether the first player's side wins depends far more on the cards than on the seat. Every shuffle is uniform
+and independent of the play, and the hands of a deal are exchangeable between seats, so how much more scoring
+material the first player's side was dealt than the other sides (per category: coins, the settebello, sevens...
+of each game's scoring, :data:`CONTROLS`) has mean exactly zero in every deal, whoever plays. Summed over the
+deals a game played it still has mean zero (the number of deals depends on the play, but deal d + 1's shuffle is
+independent of everything before it: Wald's identity). With sides ``S`` the control is
+``(S - 1) * m(first player's side) - sum of m(other sides)`` per category, an integer.
+
+The dealt cards are not in the results tables; ``simcore.dealt`` replays each game's deal stream for the deals
+it played (imported here only when a control variate is computed: it loads Numba).
+
+Estimator: regress the outcome y (the first player's side won, 0/1; or its final margin) on the controls X with
+an intercept; since E[X] = 0 is known, the intercept is the adjusted estimate, ``mean(y) - b' mean(X)`` with b
+the least-squares coefficients estimated on the same games. Its interval is the OLS one for the intercept
+(Student t, n - k - 1 degrees of freedom: ``s^2 (1/n + mean(X)' Sxx^-1 mean(X) / (n - 1))``, which counts the
+estimation of b; Nelson 1990, "Control variate remedies", Oper. Res. 38:974). Its variance is the residual
+variance over n to first order, whatever the heteroskedasticity of a 0/1 outcome, because the controls' means
+are known. ``gain`` is the plain variance over the adjusted one: how many times fewer games give the same
+interval. Everything is counted part by part (sums of products of integers, exact), so any run size fits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analysis.load import Run
+from analysis.paired import Moments
+from simcore.cards import CARD_RANK, CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SPADES, card_id
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _cards(test) -> np.ndarray:
+    return np.array([int(bool(test(int(CARD_RANK[c]), int(CARD_SUIT[c])))) for c in range(N_CARDS)], np.int64)
+
+
+def _card(rank: int, suit: int) -> np.ndarray:
+    w = np.zeros(N_CARDS, np.int64)
+    w[card_id(rank, suit)] = 1
+    return w
+
+
+#: Per game: the material each control counts (a weight per card): what the game's scoring rewards.
+CONTROLS: dict[str, dict[str, np.ndarray]] = {
+    "scopa": {
+        "coins": _cards(lambda r, s: s == DIAMONDS),
+        "settebello": _card(7, DIAMONDS),
+        "sevens": _cards(lambda r, s: r == 7),
+        "sixes": _cards(lambda r, s: r == 6),
+        "aces": _cards(lambda r, s: r == 1),
+    },
+    "kaszino": {
+        "spades": _cards(lambda r, s: s == SPADES),
+        "aces": _cards(lambda r, s: r == 1),
+        "little casino": _card(2, SPADES),
+        "big casino": _card(10, DIAMONDS),
+    },
+    "skopa": {
+        "clubs": _cards(lambda r, s: s == CLUBS),
+        "two of clubs": _card(2, CLUBS),
+        "ten of diamonds": _card(10, DIAMONDS),
+    },
+    "foracio": {
+        "spades": _cards(lambda r, s: s == SPADES),
+        "seven of spades": _card(7, SPADES),
+        "two of spades": _card(2, SPADES),
+        "jack of spades": _card(11, SPADES),
+        "ten of diamonds": _card(10, DIAMONDS),
+        "aces": _cards(lambda r, s: r == 1),
+    },
+}
+
+OUTCOMES = ("first player's side wins", "final margin of the first player")
+
+
+def material(masks: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``material[..., k]``: the sum of ``weights[k, c]`` over the cards c of each mask (int64 card masks)."""
+    masks = np.asarray(masks, dtype=np.int64)
+    out = np.zeros((*masks.shape, len(weights)), np.int64)
+    byte = np.arange(256)
+    for b in range(7):  # 52 cards: seven bytes, each through a table of its 256 values' material
+        bits = (byte[:, None] >> np.arange(8)) & 1  # [256, 8]
+        cards = slice(8 * b, min(8 * b + 8, N_CARDS))
+        lut = bits[:, : cards.stop - cards.start] @ weights[:, cards].T  # [256, K]
+        out += lut[(masks >> (8 * b)) & 255]
+    return out
+
+
+def controls_of_part(run: Run, part: dict[str, np.ndarray], weights: np.ndarray) -> np.ndarray:
+    """Per game of a games part: each control summed over the deals it played (int64[games, K])."""
+    from simcore.dealt import dealt_hands
+    from simcore.variants import get_variant
+
+    spec = get_variant(run.variant)
+    rules = spec.compile(spec.resolve(run.rules))
+    games = np.asarray(part["game"], dtype=np.int64)
+    dealt = dealt_hands(rules, run.seed, games, np.asarray(part["deals"], dtype=np.int64))
+    if not np.array_equal(dealt.first_dealer, np.asarray(part["first_dealer"], dtype=np.int64)):
+        raise ValueError("the deal stream replayed for the control variate does not give the games' first dealers")
+    side_of = run.seat_side
+    n_sides = run.n_sides
+    per_seat = material(dealt.hands, weights)  # [deals, seats, K]
+    per_side = np.zeros((len(dealt.game), n_sides, len(weights)), np.int64)
+    for seat, side in enumerate(side_of):
+        per_side[:, side] += per_seat[:, seat]
+    first_side = side_of[(dealt.first_dealer + 1) % run.players]
+    rows = np.repeat(np.arange(len(games)), np.asarray(part["deals"], dtype=np.int64))
+    mine = per_side[np.arange(len(rows)), first_side[rows]]
+    per_deal = n_sides * mine - per_side.sum(axis=1)  # (S - 1) * mine - the others' sum
+    out = np.zeros((len(games), len(weights)), np.int64)
+    np.add.at(out, rows, per_deal)
+    return out
+
+
+def control_moments(run: Run) -> tuple[list[str], Moments]:
+    """The control names and the moments of (controls..., won, final margin) over the run's games."""
+    from analysis.paired import _victory
+
+    names = list(CONTROLS[run.variant])
+    weights = np.array([CONTROLS[run.variant][n] for n in names])
+
+    def compute() -> Moments:
+        m = Moments(len(names) + 2)
+        totals = [f"total_{k}" for k in range(run.n_sides)]
+        columns = ["game", "first_dealer", "first_player", "winner", "deals", *totals]
+        for part in run.arrays("games", columns):
+            x = controls_of_part(run, part, weights)
+            side = run.seat_side[np.asarray(part["first_player"], dtype=np.int64)]
+            won = (np.asarray(part["winner"]) == side).astype(np.int64)
+            first = {**part, "winner": side}  # the first player's side's margin over the best other side
+            m.add(np.column_stack([x, won, _victory(first, run.n_sides)]))
+        return m
+
+    return names, run.cached("control_moments", compute)
+
+
+def cv_estimate(m: Moments, y: int, xs: list[int], level: float = 0.95) -> dict[str, Any]:
+    """The regression control-variate estimate of the mean of column ``y`` of ``m`` with zero-mean controls
+    ``xs`` (columns of ``m``), next to the plain mean: see the module docstring."""
+    from analysis.special import t_ppf
+
+    n = m.n
+    mean, cov = m.mean, m.cov
+    plain_var = cov[y, y]
+    out = {"plain": mean[y], "estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+    out |= {"plain_half_width": math.nan, "r2": math.nan, "gain": math.nan, "controls": 0, "n": n}
+    if n < 3:
+        return out
+    out["plain_half_width"] = t_ppf(0.5 + level / 2, n - 1) * math.sqrt(plain_var / n)
+    keep = [x for x in xs if cov[x, x] > 0]  # a control that never varies (equal card counts) carries nothing
+    k = len(keep)
+    if n <= k + 2 or plain_var <= 0:
+        return out
+    sxx = cov[np.ix_(keep, keep)]
+    sxy = cov[keep, y]
+    beta = np.linalg.solve(sxx, sxy) if k else np.zeros(0)
+    xbar = mean[keep]
+    estimate = mean[y] - float(beta @ xbar)
+    resid = max(plain_var - float(sxy @ beta), 0.0) * (n - 1) / (n - k - 1)
+    var = resid * (1 / n + (float(xbar @ np.linalg.solve(sxx, xbar)) / (n - 1) if k else 0.0))
+    half = t_ppf(0.5 + level / 2, n - k - 1) * math.sqrt(var)
+    r2 = float(sxy @ beta) / plain_var
+    gain = (plain_var / n) / var if var > 0 else math.inf
+    return out | {
+        "estimate": estimate,
+        "ci_low": estimate - half,
+        "ci_high": estimate + half,
+        "r2": r2,
+        "gain": gain,
+        "controls": k,
+    }
+
+
+def control_rows(run: Run, level: float = 0.95) -> list[dict[str, Any]]:
+    """:func:`control_table` as rows."""
+    if run.variant not in CONTROLS or run.n_games < 3:
+        return []
+    names, m = control_moments(run)
+    xs = list(range(len(names)))
+    rows = []
+    for j, outcome in enumerate(OUTCOMES):
+        r = cv_estimate(m, len(names) + j, xs, level)
+        expected = 1.0 / run.n_sides if j == 0 else 0.0
+        rows.append({"measure": outcome, "expected": expected, **r})
+    return rows
+
+
+def control_table(run: Run, level: float = 0.95) -> pd.DataFrame:
+    """The first player's win rate and final margin, plain and adjusted by the dealt-material control variate.
+
+    Columns ``measure``, ``expected`` (no advantage), ``plain`` (the plain mean) and ``plain_half_width`` (its t
+    half-width at ``level``), ``estimate``, ``ci_low``, ``ci_high`` (the adjusted mean and its interval), ``r2``
+    (share of the outcome's variance the controls explain), ``gain`` (plain variance over adjusted: how many
+    times fewer games for the same interval), ``controls`` (controls used), ``n`` (games).
+    """
+    import pandas as pd
+
+    columns = ["measure", "expected", "plain", "estimate", "ci_low", "ci_high", "plain_half_width", "r2", "gain"]
+    rows = control_rows(run, level)
+    return pd.DataFrame(rows, columns=[*columns, "controls", "n"]) if rows else pd.DataFrame(columns=columns)
