@@ -80,15 +80,16 @@ OUTCOMES = ("first player's side wins", "final margin of the first player")
 
 
 def material(masks: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``material[..., k]``: the sum of ``weights[k, c]`` over the cards c of each mask (int64 card masks)."""
+    """``material[..., k]``: the sum of ``weights[k, c]`` over the cards c of each mask (int64 card masks).
+
+    Counted as ``weight x popcount(mask & cards of that weight)`` per distinct weight: the controls weigh cards
+    0 or 1, so this is one vectorised popcount per control."""
     masks = np.asarray(masks, dtype=np.int64)
     out = np.zeros((*masks.shape, len(weights)), np.int64)
-    byte = np.arange(256)
-    for b in range(7):  # 52 cards: seven bytes, each through a table of its 256 values' material
-        bits = (byte[:, None] >> np.arange(8)) & 1  # [256, 8]
-        cards = slice(8 * b, min(8 * b + 8, N_CARDS))
-        lut = bits[:, : cards.stop - cards.start] @ weights[:, cards].T  # [256, K]
-        out += lut[(masks >> (8 * b)) & 255]
+    for k, w in enumerate(np.asarray(weights, dtype=np.int64)):
+        for value in np.unique(w[w != 0]):
+            cards = np.int64(sum(1 << int(c) for c in np.flatnonzero(w == value)))  # 52 cards: fits
+            out[..., k] += int(value) * np.bitwise_count(masks & cards).astype(np.int64)
     return out
 
 
@@ -114,7 +115,10 @@ def controls_of_part(run: Run, part: dict[str, np.ndarray], weights: np.ndarray)
     mine = per_side[np.arange(len(rows)), first_side[rows]]
     per_deal = n_sides * mine - per_side.sum(axis=1)  # (S - 1) * mine - the others' sum
     out = np.zeros((len(games), len(weights)), np.int64)
-    np.add.at(out, rows, per_deal)
+    deals = np.asarray(part["deals"], dtype=np.int64)
+    played = deals > 0  # a game's deals are consecutive rows: sum each game's block
+    if played.any():
+        out[played] = np.add.reduceat(per_deal, (np.cumsum(deals) - deals)[played], axis=0)
     return out
 
 
