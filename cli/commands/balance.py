@@ -407,7 +407,7 @@ def balance(
 
         parse_cluster(cluster)
 
-    console = render.console()
+    console = render.console(stderr=fmt is not Format.table)  # csv, json, markdown: stdout holds the ranking only
     console.print(
         f"balance of {variant}: {len(points)} rule sets x {games:,} games, seed {seed}, under {out}",
         markup=False,
