@@ -334,14 +334,16 @@ def balance(
         ),
     ] = Objective.fair,
     target: Annotated[
-        float | None, typer.Option("--target", help="The first player's win rate --objective target aims at.")
+        float | None,
+        typer.Option("--target", help="The first player's win rate --objective target aims at. [default: none]"),
     ] = None,
     precision: Annotated[
         float | None,
         typer.Option(
             "--precision",
             help="Stop a rule set once its paired difference from the first rule set has a confidence-sequence "
-            "half-width of at most this (anytime-valid: checked after every chunk; --games is the cap).",
+            "half-width of at most this (anytime-valid: checked after every chunk; --games is the cap). "
+            "[default: off]",
         ),
     ] = None,
     stop_on_difference: Annotated[

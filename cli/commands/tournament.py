@@ -66,7 +66,7 @@ def tournament(
         typer.Option(
             "--precision",
             help="Stop a pairing once the confidence sequence of A's share of each duplicate pair has a half-width "
-            "of at most this (anytime-valid: checked after every chunk; --games is the cap).",
+            "of at most this (anytime-valid: checked after every chunk; --games is the cap). [default: off]",
         ),
     ] = None,
     stop_on_difference: Annotated[
