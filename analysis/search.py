@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from analysis.precision import RaceData
@@ -148,6 +149,27 @@ def ranking(racer: Racer, level: float) -> pd.DataFrame:
             row["status"] = "best" if i == best else "survivor"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def identical_outcomes(racer: Racer) -> list[str]:
+    """Warnings for the rule sets left that had the same outcome as another one left in every game both played:
+    the race cannot tell them apart (the rule did not matter to these policies), so they play to the budget."""
+    left = [i for i in range(racer.k) if i not in racer.dropped]
+    groups: list[list[int]] = []
+    for i in left:
+        for group in groups:
+            a, b = racer.data.values(i), racer.data.values(group[0])
+            if len(a) == len(b) and np.array_equal(a, b):
+                group.append(i)
+                break
+        else:
+            groups.append([i])
+    return [
+        f"rule sets {', '.join(repr(racer.labels[i]) for i in g)} had the same outcome in all "
+        f"{len(racer.data.values(g[0])):,} games: the search cannot tell them apart"
+        for g in groups
+        if len(g) > 1
+    ]
 
 
 def search_summary(table: pd.DataFrame, budget: int) -> dict[str, object]:

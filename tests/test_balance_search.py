@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analysis import load_run
-from analysis.search import Objective, Racer, _distance_gap, ranking
+from analysis.search import Objective, Racer, _distance_gap, identical_outcomes, ranking
 from cli.app import app
 
 runner = CliRunner()
@@ -221,3 +221,16 @@ def test_precision_stops_each_comparison_and_records_why(tmp_path):
     base = table.iloc[0]
     assert base["games"] == table["games"].max()  # the baseline plays while any comparison does
     assert (out / "balance.csv").exists() and "Stopped by --precision" in result.output
+
+
+def test_identical_rule_sets_are_named():
+    """Two rule sets whose games all end alike (a rule these policies never meet) cannot be told apart: said."""
+    rates = [0.505, 0.505, 0.6]
+    data = FakeData(rates, 1000, 5, np.random.default_rng(6), noise=0.3)
+    data.all[1] = data.all[0]
+    racer = Racer(data, fair(rates), 0.05, ["a", "b", "c"])
+    race(racer, 5)
+    warnings = identical_outcomes(racer)
+    assert 2 in racer.dropped and warnings == [
+        "rule sets 'a', 'b' had the same outcome in all 5,000 games: the search cannot tell them apart"
+    ]

@@ -599,13 +599,14 @@ def report_search(
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """Print the ranking (in ``fmt``), write ``search.csv`` and the plot; returns the files and the summary."""
     from analysis.plots import png, search_figure
-    from analysis.search import display, ranking, search_summary, to_markdown
+    from analysis.search import display, identical_outcomes, ranking, search_summary, to_markdown
 
     level = sequential["level"]
     kind = sequential["objective"]
     table = ranking(racer, level)
     summary = search_summary(table, points[0].config.games)
     summary["objective"] = kind
+    summary["identical"] = identical_outcomes(racer)
     title = f"{_title(points, varied)}; objective {kind}"
     outputs = {
         out / SEARCH_FILE: table.assign(level=level).to_csv(index=False).encode(),
@@ -636,6 +637,8 @@ def report_search(
         for row in rows:
             rich.add_row(*row)
         render.print_table(console, rich)
+    for warning in summary["identical"]:
+        console.print(f"warning: {warning}", style="bold yellow", markup=False, highlight=False)
     if fmt is Format.table:
         console.print(verdict, markup=False, highlight=False)
         console.print(f"table: {out / SEARCH_FILE}; plot: {plot}", markup=False, highlight=False)
