@@ -11,6 +11,11 @@ one resumed, any other refused, naming the setting that differs), and every file
 checked to be absent or its own. ``balance.json`` records the grid's settings and the files written with their
 SHA-256, so a rerun replaces only files this balance wrote and left unchanged, and a rerun without ``--seed``
 continues with the recorded seed.
+
+``--precision`` and ``--search`` play the grid in rounds of one chunk per rule set (``simcore.rounds``) and stop rule
+sets on anytime-valid intervals: each comparison with the baseline (``analysis.precision.ComparisonStop``), or the
+race for the best rule set (``analysis.search``). Their settings go into the index (a rerun with others is
+refused), with each run's games and reason to stop; the run folders record theirs in their manifests.
 """
 
 from __future__ import annotations
