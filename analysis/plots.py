@@ -277,3 +277,31 @@ def balance_figure(table: pd.DataFrame, categories: pd.DataFrame, title: str, le
     ax.grid(axis="y", alpha=0.3)
     fig.suptitle(textwrap.fill(title, 150), fontsize=11)
     return fig
+
+
+def search_figure(table: pd.DataFrame, kind: str, title: str, level: float = 0.95) -> Figure:
+    """``balance --search`` (``analysis.search.ranking``): each rule set's estimate with its confidence sequence
+    at ``level`` against the target, best on top, coloured by its fate; and the games each one got."""
+    fig = new_figure(12, 1.6 + 0.42 * len(table))
+    left, right = fig.subplots(1, 2, width_ratios=[3, 1.4], sharey=True)
+    labels = list(table["rule_set"])
+    pct = kind != "points"
+    scale = 100 if pct else 1
+    colours = ["#2ca02c" if s == "best" else "#1f77b4" if s == "survivor" else "0.55" for s in table["status"]]
+    target = table["target"].to_numpy(dtype=float)
+    est = (table["estimate"] - target) * scale
+    low = (table["ci_low"] - target) * scale
+    high = (table["ci_high"] - target) * scale
+    _forest(left, labels, est, low, high, colours, 0.0, lambda v: f"{v:+.2f}")
+    unit = "percentage points" if pct else "points per deal"
+    what = "first player's win rate minus the target" if pct else "leader's minus dealer's points per deal"
+    left.set_xlabel(f"{what}, {unit} ({level_text(level)} confidence sequence)")
+    left.set_title("Rule sets ranked (green: best; blue: survivor; grey: dropped)")
+    left.grid(axis="x", alpha=0.3)
+    y = np.arange(len(labels))[::-1]
+    right.barh(y, table["games"], color=colours)
+    right.set_xlabel("games played")
+    right.set_title("Games each got")
+    right.grid(axis="x", alpha=0.3)
+    fig.suptitle(textwrap.fill(title, 150), fontsize=11)
+    return fig

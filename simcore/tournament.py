@@ -29,6 +29,7 @@ from simcore.layout import MANIFEST, read_manifest
 
 if TYPE_CHECKING:
     from simcore.config import RunConfig
+    from simcore.rounds import DecideFn
 
 INDEX = "tournament.json"
 SIGNATURE = "scopasim-tournament"
@@ -264,12 +265,19 @@ def run_tournament(
     on_seating: SeatingFn | None = None,
     cluster: str | None = None,
     chunk_size: int | None = None,
+    decide: DecideFn | None = None,
+    sequential: dict[str, Any] | None = None,
 ) -> dict:
     """Play every seating into ``out`` (complete ones are kept when resuming); returns the index it wrote.
 
     ``progress`` is called with the games played in this call only (never with games a resumed or complete
     seating already holds), as often as the engine reports them; ``on_seating(k, seating, todo)`` before seating
     ``k`` (1-based) with the games it has left to play.
+
+    With ``decide`` (``tournament --precision``), the seatings are played side by side in rounds of one chunk
+    (``simcore.rounds.race``: seatings 2k and 2k+1 are pairing k's ab and ba) and ``decide`` ends pairings early;
+    ``sequential`` (its settings) is recorded in the index with each pairing's games and reason to stop, and a
+    resume with other such settings is refused.
     """
     from simcore import api
 
@@ -277,6 +285,12 @@ def run_tournament(
     out = Path(out)
     seatings = plan(variant, policies, games, seed, rules, out, resume=resume, chunk_size=chunk_size)
     settings = tournament_settings(variant, policies, games, seed, rules)
+    old = read_index(out) if out.is_dir() else None
+    if old is not None and old.get("sequential") != sequential:
+        raise OutputError(
+            f"cannot resume {out}: its {INDEX} was played with --precision settings {old.get('sequential')} "
+            f"(asked: {sequential})"
+        )
     api.set_threads(threads)
     if cluster is not None:
         from simcore.executors import parse_cluster
@@ -290,7 +304,22 @@ def run_tournament(
         "outputs": list(OUTPUTS),
         "complete": False,
     }
+    if sequential is not None:
+        index["sequential"] = sequential
     write_index(out, index)
+    if decide is not None:
+        from simcore.rounds import RaceRun, race
+
+        if cluster is not None:
+            raise ConfigError("--precision plays the seatings chunk by chunk here; drop --cluster")
+        state = race([RaceRun(s.config, s.path) for s in seatings], decide, progress=progress)
+        index["stops"] = {
+            s.path.relative_to(out).as_posix(): {"games": g, "stopped": why}
+            for s, g, why in zip(seatings, state.games, state.stopped, strict=True)
+        }
+        index["complete"] = True
+        write_index(out, index)
+        return index
     for k, seating in enumerate(seatings, 1):
         if seating.status == "done":
             if on_seating:

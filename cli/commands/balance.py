@@ -11,6 +11,11 @@ one resumed, any other refused, naming the setting that differs), and every file
 checked to be absent or its own. ``balance.json`` records the grid's settings and the files written with their
 SHA-256, so a rerun replaces only files this balance wrote and left unchanged, and a rerun without ``--seed``
 continues with the recorded seed.
+
+``--precision`` and ``--search`` play the grid in rounds of one chunk per rule set (``simcore.rounds``) and stop rule
+sets on anytime-valid intervals: each comparison with the baseline (``analysis.precision.ComparisonStop``), or the
+race for the best rule set (``analysis.search``). Their settings go into the index (a rerun with others is
+refused), with each run's games and reason to stop; the run folders record theirs in their manifests.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,7 +36,7 @@ import typer
 from rich.console import Console
 
 from cli import render
-from cli.commands.analyze import analysis_errors, check_level, render_value, rich_table
+from cli.commands.analyze import Format, analysis_errors, check_level, render_value, rich_table
 from cli.options import Policies, RuleOpts, Seed, Threads, Variant, parse_rules
 from simcore.config import DEFAULT_CHUNK, RunConfig
 from simcore.errors import ConfigError, OutputError
@@ -41,6 +47,14 @@ MAX_RULE_SETS = 100
 INDEX = "balance.json"
 INDEX_FORMAT = "scopasim-balance/1"
 TABLE_FILES = ("balance.csv", "balance-changes.csv")
+SEARCH_FILE = "search.csv"
+PRECISION_FILE = "precision.csv"
+
+
+class Objective(StrEnum):
+    fair = "fair"
+    target = "target"
+    points = "points"
 
 
 @dataclass(frozen=True)
@@ -308,11 +322,50 @@ def balance(
     plot: Annotated[Path | None, typer.Option("--plot", help="PNG to write. [default: <out>/balance.png]")] = None,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    search: Annotated[
+        bool,
+        typer.Option(
+            "--search",
+            help="Race the rule sets on the same games and drop those confidently worse at --objective, until one "
+            "is left or --games is spent; writes search.csv and the plot.",
+        ),
+    ] = False,
+    objective: Annotated[
+        Objective,
+        typer.Option(
+            "--objective",
+            help="What --search minimises and --precision measures: fair (first player's win rate closest to "
+            "1/sides), target (closest to --target), points (leader's points margin per deal closest to 0).",
+        ),
+    ] = Objective.fair,
+    target: Annotated[
+        float | None,
+        typer.Option("--target", help="The first player's win rate --objective target aims at. [default: none]"),
+    ] = None,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            "--precision",
+            help="Stop a rule set once its paired difference from the first rule set has a confidence-sequence "
+            "half-width of at most this (anytime-valid: checked after every chunk; --games is the cap). "
+            "[default: off]",
+        ),
+    ] = None,
+    stop_on_difference: Annotated[
+        bool,
+        typer.Option("--stop-on-difference", help="With --precision: stop also once the difference excludes 0."),
+    ] = False,
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="--search's ranking: table, csv, json or markdown.")
+    ] = Format.table,
 ) -> None:
     """Run a grid of rule sets (one run folder each) and compare their seat advantage and scoring."""
     from simcore import api
 
     check_level(level)
+    sequential = sequential_settings(search, objective, target, precision, stop_on_difference, fmt, level)
+    if sequential is not None and cluster is not None:
+        raise ConfigError("--search and --precision play the rule sets chunk by chunk here; drop --cluster")
     if chunk_size is not None and chunk_size < 1:
         raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size}")
     variant = variant or "scopa"
@@ -334,8 +387,12 @@ def balance(
         out=out,
     )
     settings = grid_settings(variant, grid, points)
+    if sequential is not None:
+        settings["sequential"] = sequential
     if index is not None:
         differing = index_differences(index["settings"], settings)
+        if not differing and index["settings"].get("sequential") != settings.get("sequential"):
+            differing = [f"--search/--precision settings {_short(index['settings'].get('sequential'), 120)}"]
         if differing:
             raise OutputError(
                 f"{out} holds a balance with other settings: {'; '.join(differing[:3])}; choose another --out"
@@ -347,14 +404,17 @@ def balance(
         raise OutputError(f"--plot {plot}: folder {plot.parent} does not exist")
     if any(Path(os.path.abspath(plot)).is_relative_to(os.path.abspath(p.path)) for p in points):
         raise OutputError(f"--plot {plot} is inside a run folder of the grid; write it elsewhere")
-    check_own_files(out, [out / name for name in TABLE_FILES] + [plot], index)
+    written_by_us = [out / SEARCH_FILE] if search else [out / name for name in TABLE_FILES]
+    if precision is not None:
+        written_by_us.append(out / PRECISION_FILE)
+    check_own_files(out, [*written_by_us, plot], index)
     api.set_threads(threads)
     if cluster is not None:
         from simcore.executors import parse_cluster
 
         parse_cluster(cluster)
 
-    console = render.console()
+    console = render.console(stderr=fmt is not Format.table)  # csv, json, markdown: stdout holds the ranking only
     console.print(
         f"balance of {variant}: {len(points)} rule sets x {games:,} games, seed {seed}, under {out}",
         markup=False,
@@ -363,6 +423,9 @@ def balance(
     out.mkdir(parents=True, exist_ok=True)
     files = dict((index or {}).get("files") or {})
     write_index(out, settings, files, status="running")
+    if sequential is not None:
+        race_grid(console, points, list(grid), out, plot, sequential, files, settings, fmt, quiet)
+        return
     for i, point in enumerate(points, 1):
         head = f"[{i}/{len(points)}] {point.label}"
         if point.status == "done":
@@ -418,3 +481,213 @@ def report_grid(
     console.print(f"tables: {tables} (every change with its interval)", markup=False, highlight=False)
     console.print(f"plot: {plot}", markup=False, highlight=False)
     return written, warnings
+
+
+# ---------------------------------------------------------------- --search and --precision
+
+
+def sequential_settings(
+    search: bool,
+    objective: Objective,
+    target: float | None,
+    precision: float | None,
+    stop_on_difference: bool,
+    fmt: Format,
+    level: float,
+) -> dict[str, Any] | None:
+    """The validated settings of a race (recorded in the index, so a rerun with others is refused), or None."""
+    if target is not None and objective is not Objective.target:
+        raise ConfigError("--target goes with --objective target")
+    if objective is Objective.target and (target is None or not 0 < target < 1):
+        raise ConfigError(f"--objective target needs --target R, a win rate between 0 and 1 (got {target})")
+    if stop_on_difference and precision is None:
+        raise ConfigError("--stop-on-difference goes with --precision P")
+    if search and precision is not None:
+        raise ConfigError("--search and --precision exclude each other (--search stops each rule set itself)")
+    if precision is not None and not 0 < precision < 1:  # also refuses nan and inf
+        raise ConfigError(f"--precision must be between 0 and 1 (exclusive), got {precision}")
+    if fmt is not Format.table and not search:
+        raise ConfigError("--format applies to --search's ranking; the balance tables are written as CSV files")
+    if not search and precision is None:
+        if objective is not Objective.fair:
+            raise ConfigError("--objective goes with --search or --precision")
+        return None
+    mode = "search" if search else "precision"
+    out: dict[str, Any] = {"mode": mode, "objective": objective.value, "level": level}
+    if target is not None:
+        out["target"] = target
+    if precision is not None:
+        out |= {"precision": precision, "stop_on_difference": stop_on_difference}
+    return out
+
+
+def race_objective(points: list[GridPoint], sequential: dict[str, Any]):
+    """The search's :class:`analysis.search.Objective` for the grid: outcome bounds and each rule set's target."""
+    from analysis.search import Objective as SearchObjective
+
+    kind = sequential["objective"]
+    if kind == "points":
+        most = max(p.config.spec.game_info(p.config.rules).max_deal_total for p in points)
+        return SearchObjective(kind, tuple(0.0 for _ in points), -float(most), float(most))
+    if kind == "target":
+        return SearchObjective(kind, tuple(float(sequential["target"]) for _ in points), 0.0, 1.0)
+    targets = tuple(1.0 / len(p.config.spec.sides(p.config.players)) for p in points)
+    return SearchObjective(kind, targets, 0.0, 1.0)
+
+
+def race_grid(
+    console: Console,
+    points: list[GridPoint],
+    varied: list[str],
+    out: Path,
+    plot: Path,
+    sequential: dict[str, Any],
+    files: dict[str, str],
+    settings: dict[str, Any],
+    fmt: Format,
+    quiet: bool,
+) -> None:
+    """Play the grid in rounds of one chunk per rule set (``simcore.rounds``), stopping rule sets as the search or
+    the precision asks; then report and record why each stopped."""
+    from analysis.precision import ComparisonStop, RaceData
+    from analysis.search import Racer
+    from simcore.rounds import RaceRun, race
+
+    level = sequential["level"]
+    alpha = 1 - level
+    objective = race_objective(points, sequential)
+    data = RaceData([p.path for p in points], objective.outcome, [p.config.players for p in points])
+    labels = [p.label for p in points]
+    if sequential["mode"] == "search":
+        decide: Any = Racer(data, objective, alpha, labels)
+    else:
+        decide = ComparisonStop(
+            data, objective.lo, objective.hi, sequential["precision"], alpha, sequential["stop_on_difference"]
+        )
+    total = sum(p.config.games for p in points)
+    with render.progress_bar(total, quiet) as advance:
+        try:
+            state = race([RaceRun(p.config, p.path) for p in points], decide, progress=advance)
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: run the same command again to resume {out}", err=True)
+            raise
+    runs = {p.path.name: {"games": g, "stopped": s} for p, g, s in zip(points, state.games, state.stopped, strict=True)}
+    if sequential["mode"] == "search":
+        written, summary = report_search(console, decide, points, varied, out, plot, sequential, fmt)
+        write_index(out, settings, {**files, **written}, status="complete", level=level, runs=runs, search=summary)
+        return
+    written = report_precision(console, decide, points, out, sequential)
+    grid_written, warnings = report_grid(console, points, varied, out, plot, level)
+    write_index(
+        out, settings, {**files, **written, **grid_written}, status="complete", level=level, runs=runs,
+        identical_games=warnings,
+    )  # fmt: skip
+
+
+def _title(points: list[GridPoint], varied: list[str]) -> str:
+    rules = points[0].config.rules
+    fixed = ", ".join(
+        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in rules.items() if k not in varied
+    )
+    return f"{points[0].config.variant}: {', '.join(dict.fromkeys(points[0].config.policies))}; other rules {fixed}"
+
+
+def report_search(
+    console: Console,
+    racer: Any,
+    points: list[GridPoint],
+    varied: list[str],
+    out: Path,
+    plot: Path,
+    sequential: dict[str, Any],
+    fmt: Format,
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """Print the ranking (in ``fmt``), write ``search.csv`` and the plot; returns the files and the summary."""
+    from analysis.plots import png, search_figure
+    from analysis.search import display, identical_outcomes, ranking, search_summary, to_markdown
+
+    level = sequential["level"]
+    kind = sequential["objective"]
+    table = ranking(racer, level)
+    summary = search_summary(table, points[0].config.games)
+    summary["objective"] = kind
+    summary["identical"] = identical_outcomes(racer)
+    title = f"{_title(points, varied)}; objective {kind}"
+    outputs = {
+        out / SEARCH_FILE: table.assign(level=level).to_csv(index=False).encode(),
+        plot: png(search_figure(table, kind, title, level)),
+    }
+    written = {_index_key(path, out): write_file(path, data) for path, data in outputs.items()}
+    share = summary["share_of_exhaustive"]
+    verdict = (
+        f"best rule set: {summary['best']} after {summary['games']:,} games in all "
+        f"({share:.1%} of {summary['exhaustive_games']:,} for every rule set at --games)"
+    )
+    if fmt is Format.csv:
+        typer.echo(table.assign(level=level).to_csv(index=False), nl=False)
+    elif fmt is Format.json:
+        typer.echo(json.dumps({"summary": summary, "ranking": table.to_dict("records")}, indent=1, default=str))
+    elif fmt is Format.markdown:
+        typer.echo(to_markdown(table, kind, level), nl=False)
+    else:
+        from rich.table import Table
+
+        headers, rows = display(table, kind, level)
+        rich = Table(
+            title=f"Rule sets ranked by {kind} ({round(level * 100, 6):g}% confidence sequences)",
+            title_justify="left",
+        )
+        for h in headers:
+            rich.add_column(h, justify="left" if h in ("rule set", "status") else "right", overflow="fold")
+        for row in rows:
+            rich.add_row(*row)
+        render.print_table(console, rich)
+    for warning in summary["identical"]:
+        console.print(f"warning: {warning}", style="bold yellow", markup=False, highlight=False)
+    if fmt is Format.table:
+        console.print(verdict, markup=False, highlight=False)
+        console.print(f"table: {out / SEARCH_FILE}; plot: {plot}", markup=False, highlight=False)
+    else:
+        typer.echo(verdict, err=True)
+    return written, summary
+
+
+def report_precision(console: Console, stop: Any, points: list[GridPoint], out: Path, sequential: dict[str, Any]):
+    """Print and write (``precision.csv``) each rule set's games, why it stopped and its paired difference from
+    the first rule set with the confidence sequence the stop was decided on."""
+    import pandas as pd
+    from rich.table import Table
+
+    rows = []
+    for i, (point, cs) in enumerate(zip(points, stop.sequences, strict=True)):
+        low, high = cs.interval
+        manifest = read_manifest(point.path)
+        rows.append(
+            {
+                "rule_set": point.label,
+                "games": cs.n,
+                "stopped": manifest.get("stopped") or "games",
+                "quantity": "mean" if i == 0 else "difference from the first rule set",
+                "estimate": cs.mean,
+                "cs_low": low,
+                "cs_high": high,
+                "half_width": cs.half_width,
+            }
+        )
+    table = pd.DataFrame(rows)
+    level = sequential["level"]
+    rich = Table(
+        title=f"Stopped by --precision {sequential['precision']} ({round(level * 100, 6):g}% confidence sequences, "
+        f"objective {sequential['objective']})",
+        title_justify="left",
+    )
+    for h in ("rule set", "games", "stopped by", "quantity", "estimate", "confidence sequence", "half-width"):
+        rich.add_column(h, justify="left" if h in ("rule set", "stopped by", "quantity") else "right")
+    for r in rows:
+        rich.add_row(
+            r["rule_set"], f"{r['games']:,}", r["stopped"], r["quantity"], f"{r['estimate']:+.4f}",
+            f"{r['cs_low']:+.4f} .. {r['cs_high']:+.4f}", f"{r['half_width']:.4f}",
+        )  # fmt: skip
+    render.print_table(console, rich)
+    data = table.assign(level=level).to_csv(index=False).encode()
+    return {_index_key(out / PRECISION_FILE, out): write_file(out / PRECISION_FILE, data)}

@@ -58,6 +58,21 @@ def tournament(
         str | None,
         typer.Option("--cluster", help="Run the chunks on Dask: local:N or tcp://HOST:PORT. [default: this process]"),
     ] = None,
+    chunk_size: Annotated[
+        int | None, typer.Option("--chunk-size", help="Games per part (and per --precision look). [default: 50000]")
+    ] = None,
+    precision: Annotated[
+        float | None,
+        typer.Option(
+            "--precision",
+            help="Stop a pairing once the confidence sequence of A's share of each duplicate pair has a half-width "
+            "of at most this (anytime-valid: checked after every chunk; --games is the cap). [default: off]",
+        ),
+    ] = None,
+    stop_on_difference: Annotated[
+        bool,
+        typer.Option("--stop-on-difference", help="With --precision: stop a pairing also once it excludes 1/2."),
+    ] = False,
 ) -> None:
     """Play every pairing of the policies in duplicate (same deals, seats swapped) and rate them."""
     import secrets
@@ -67,6 +82,12 @@ def tournament(
     from simcore.tournament import plan, run_tournament, split_policies
 
     check_level(level)
+    if stop_on_difference and precision is None:
+        raise ConfigError("--stop-on-difference goes with --precision P")
+    if precision is not None and not 0 < precision < 0.5:  # also refuses nan and inf
+        raise ConfigError(f"--precision must be between 0 and 0.5 (exclusive), got {precision}")
+    if precision is not None and cluster is not None:
+        raise ConfigError("--precision plays the seatings chunk by chunk here; drop --cluster")
     variant = variant or "scopa"
     rules = parse_rules(rule)
     if players is not None:
@@ -79,7 +100,9 @@ def tournament(
     names = split_policies(policies)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or DEFAULT_RESULTS / f"tournament-{variant}-s{seed}-{stamp}"
-    seatings = plan(variant, names, games, seed, rules, out, resume=resume)  # every check, nothing written
+    if chunk_size is not None and chunk_size < 1:
+        raise ConfigError(f"--chunk-size must be a positive integer, got {chunk_size}")
+    seatings = plan(variant, names, games, seed, rules, out, resume=resume, chunk_size=chunk_size)  # checks only
     api.set_threads(threads)
     if cluster is not None:
         from simcore.executors import parse_cluster
@@ -88,15 +111,27 @@ def tournament(
     todo = [s for s in seatings if s.status != "done"]
     if todo:
         api.warm_up(todo[0].config)  # compile (or load) the kernels before the clock of the ETA starts
+    stop, sequential = None, None
+    if precision is not None:
+        from analysis.precision import PairingStop, RaceData
+
+        sequential = {"precision": precision, "stop_on_difference": stop_on_difference, "level": level}
+        data = RaceData([s.path for s in seatings], ["side0", "side1"] * (len(seatings) // 2),
+                        [s.config.players for s in seatings])  # fmt: skip
+        stop = PairingStop(data, precision, 1 - level, stop_on_difference)
     with tournament_bar(seatings, quiet) as bar:
         try:
             run_tournament(
                 variant, names, games=games, seed=seed, out=out, rules=rules, threads=threads, resume=resume,
-                progress=bar.advance, on_seating=bar.seating, cluster=cluster,
+                progress=bar.advance, on_seating=bar.seating, cluster=cluster, chunk_size=chunk_size, decide=stop,
+                sequential=sequential,
             )  # fmt: skip
         except KeyboardInterrupt:
             typer.echo(f"interrupted: add --resume --out {out} to the same command to finish it", err=True)
             raise
+    if stop is not None:
+        show_stops(stop, seatings, out, level, fmt)
+        return
     results = tournament_results(out, level)
     written = write_results(results)
     show(results, fmt)
@@ -105,6 +140,55 @@ def tournament(
         render.console().print(f"output: {out} (index {INDEX}; tables {files})", highlight=False)
     elif not quiet:
         typer.echo(f"output: {out} (tables {files})", err=True)
+
+
+def show_stops(stop, seatings: list[Seating], out: Path, level: float, fmt: Format) -> None:
+    """``tournament --precision``: each pairing's duplicate pairs, why it stopped, and A's share per pair with the
+    confidence sequence the stop was decided on; written to ``precision.csv`` in the tournament folder.
+
+    The ratings need ``analysis.tournament`` to read seatings stopped early (it checks each seating's rows against
+    the index's games), so they are not computed here."""
+    import pandas as pd
+
+    from simcore.layout import read_manifest
+
+    rows = []
+    for k, cs in enumerate(stop.sequences):
+        ab = seatings[2 * k]
+        low, high = cs.interval
+        rows.append(
+            {
+                "a": ab.first, "b": ab.second, "pairs": cs.n,
+                "stopped": read_manifest(ab.path).get("stopped") or "games",
+                "a_share": cs.mean, "cs_low": low, "cs_high": high, "half_width": cs.half_width, "level": level,
+            }
+        )  # fmt: skip
+    table = pd.DataFrame(rows)
+    (out / "precision.csv").write_text(table.to_csv(index=False))
+    if fmt is Format.csv:
+        typer.echo(table.to_csv(index=False), nl=False)
+        return
+    if fmt is Format.json:
+        typer.echo(table.to_json(orient="records", indent=1))
+        return
+    headers = ["A", "B", "duplicate pairs", "stopped by", "A's share per pair", f"{round(level * 100, 6):g}% CS"]
+    cells = [
+        [r["a"], r["b"], f"{r['pairs']:,}", r["stopped"], f"{r['a_share']:.2%}",
+         f"{r['cs_low']:.2%} .. {r['cs_high']:.2%}"]
+        for r in rows
+    ]  # fmt: skip
+    if fmt is Format.markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        typer.echo("\n".join(lines + ["| " + " | ".join(c) + " |" for c in cells]))
+        return
+    table_ = Table(title="Pairings stopped by --precision (confidence sequences)", title_justify="left")
+    for h in headers:
+        table_.add_column(h, justify="left" if h in ("A", "B", "stopped by") else "right")
+    for c in cells:
+        table_.add_row(*c)
+    console = render.console()
+    render.print_table(console, table_)
+    console.print(f"output: {out} (index {INDEX}; table precision.csv)", highlight=False)
 
 
 def is_tournament(path: Path) -> bool:
