@@ -67,7 +67,12 @@ def load_tournament(path: str | Path) -> tuple[dict, list[tuple[str, str, pd.Dat
         # only the games table is needed; one column of deals keeps memory small
         run = load_run(path / folder, columns={"games": ["game", "winner", "total_0", "total_1"], "deals": ["game"]})
         seats = [first if s % 2 == 0 else second for s in range(run.players)]
-        found = {"variant": run.variant, "rules": run.rules, "seed": run.seed, "games": len(run.games)}
+        # a seating that --precision stopped early holds fewer games than its run asked for, and says so
+        stopped = run.manifest.get("stopped") is not None
+        requested = len(run.games)
+        if stopped and requested == run.manifest.get("games_written"):
+            requested = run.manifest.get("config", {}).get("games")
+        found = {"variant": run.variant, "rules": run.rules, "seed": run.seed, "games": requested}
         wrong = [k for k, v in found.items() if index.get(k) != v] + (["policies"] if run.policies != seats else [])
         if wrong:
             raise OutputError(f"seating {path / folder} is not the run its tournament.json lists ({', '.join(wrong)})")

@@ -106,3 +106,17 @@ def test_duplicate_pairs_are_the_unit():
     pairs = sequence_of((ab.astype(float) + ba) / 2, 0.0, 1.0)
     games = sequence_of(np.concatenate([ab, ba]).astype(float), 0.0, 1.0)
     assert pairs.half_width < games.half_width
+
+
+def test_a_stopped_tournament_is_analysed_on_the_pairs_it_played(played):
+    """``analyze`` of a tournament whose pairings stopped early: each pairing's table counts the duplicate pairs it
+    played (a seating holding fewer games than asked is recognised by its ``stopped`` record, not refused)."""
+    import io
+
+    result = run("analyze", played, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    block = result.output.split("# table: pairings\n", 1)[1].split("\n\n", 1)[0]
+    pairings = pd.read_csv(io.StringIO(block)).set_index(["a", "b"])
+    stops = pd.read_csv(played / "precision.csv").set_index(["a", "b"])
+    assert (pairings["pairs"] == stops["pairs"].reindex(pairings.index)).all()
+    assert (pairings["games"] == 2 * pairings["pairs"]).all() and pairings["pairs"].min() < 3000
