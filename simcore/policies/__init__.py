@@ -1,6 +1,7 @@
 """Registry of playing policies: names, kernel ids and parameter schemas.
 
-A policy is given per seat as ``name`` or ``name:key=value,key=value``. The kernels receive an int64 id per
+A policy is given per seat as ``name`` or ``name:key=value,key=value``, or, for a user-written policy, as
+``path/to/file.py:function[:key=value,...]`` (``simcore.userpolicy``). The kernels receive an int64 id per
 seat and a float64 row of parameters per seat (``MAX_PARAMS`` wide; the layout is in
 ``simcore.policies.heuristics``). The point policies' parameters are the game's own scoring weights
 (``simcore.policies.weights``), so they are checked against the variant.
@@ -35,7 +36,9 @@ from simcore.policies.kernels import (
     POLICY_MC,
     POLICY_POINTS,
     POLICY_RANDOM,
+    POLICY_USER,
 )
+from simcore.policies.usercall import P_ADDRESS
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
 # (each game's ``VariantSpec.weights``: the cards' points, ``card``, the counted suit, ``hold``).
@@ -146,11 +149,12 @@ class PolicyChoice:
     spec: PolicySpec
     variant: str
     params: dict[str, float]
+    source: Any = None  # a user policy's ``simcore.userpolicy.UserSource`` (its file's text and hash), else None
 
     @property
     def label(self) -> str:
         """Canonical text: the name, then the parameters that differ from the defaults."""
-        default = self.spec.all_params(self.variant)
+        default = self.source.defaults if self.source is not None else self.spec.all_params(self.variant)
         changed = {k: v for k, v in self.params.items() if v != default[k]}
         if not changed:
             return self.spec.name
@@ -204,11 +208,22 @@ def _split(name: str, rest: str) -> dict[str, str]:
     return given
 
 
-def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | None = None) -> PolicyChoice:
+def parse_policy(
+    text: str,
+    variant: str = "scopa",
+    rules: Mapping[str, Any] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> PolicyChoice:
     """Parse ``name`` or ``name:key=value,...`` for a game; unknown names, keys or values are a ConfigError.
 
-    A parameter is accepted only if the policy's kernel reads it (with ``rules``, under those rules too).
+    A parameter is accepted only if the policy's kernel reads it (with ``rules``, under those rules too). A user
+    policy ``file.py:function[:...]`` is read from ``sources`` (file path -> recorded text) when it is there,
+    else from the file.
     """
+    from simcore import userpolicy
+
+    if userpolicy.is_user_spec(text):
+        return _parse_user(text, variant, sources or {})
     name, colon, rest = (part.strip() for part in text.partition(":"))
     if not name:
         raise ConfigError(f"policy {shown(text)}: no policy name (known policies: {', '.join(POLICIES)})")
@@ -231,6 +246,24 @@ def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | N
             raise ConfigError(f"policy {name}: {key} is read only with --rule {bound[0]}={str(bound[1]).lower()}")
         params[key] = number
     return PolicyChoice(spec, variant, params)
+
+
+def _parse_user(text: str, variant: str, sources: Mapping[str, str]) -> PolicyChoice:
+    """A user policy: the file's function checked and compiled, its ``PARAMETERS`` with the values given."""
+    from simcore import userpolicy
+
+    path, function, rest = userpolicy.split_spec(text)
+    source = userpolicy.load(path, function, sources.get(path))
+    label = source.name
+    given = _split(label, rest) if rest else {}
+    params = source.defaults
+    for key, value in given.items():
+        if key not in params:
+            names = ", ".join(params) or "none"
+            raise ConfigError(f"policy {label}: unknown parameter {shown(key)} (its PARAMETERS: {names})")
+        params[key] = _number(label, key, value)
+    userpolicy.compiled(source)  # compile errors surface here, when the run is configured
+    return PolicyChoice(PolicySpec(label, POLICY_USER, source.doc), variant, params, source)
 
 
 def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> str:
@@ -256,6 +289,12 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
     ids = np.array([c.spec.policy_id for c in choices], dtype=np.int64)
     params = np.zeros((len(choices), MAX_PARAMS), dtype=np.float64)
     for seat, c in enumerate(choices):
+        if c.source is not None:  # a user policy: its parameters in PARAMETERS order, then its address
+            from simcore import userpolicy
+
+            params[seat, : len(c.params)] = list(c.params.values())
+            params[seat, P_ADDRESS] = float(userpolicy.address(c.source))
+            continue
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
         row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params

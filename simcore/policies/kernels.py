@@ -11,6 +11,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
 from simcore.policies.heuristics import P_EPSILON, choose_lookahead, choose_points
+from simcore.policies.usercall import choose_user
 from simcore.rng import bounded
 
 POLICY_RANDOM = 0
@@ -20,6 +21,7 @@ POLICY_DEFENSIVE = 3
 POLICY_LOOKAHEAD = 4
 POLICY_MC = 5  # decided between the stops of the deal loop (simcore.policies.montecarlo), never by ``choose``
 POLICY_ROLLOUT = 6  # epsilon-greedy: the Monte Carlo rollouts' policy
+POLICY_USER = 7  # a user-written policy, called through its address (simcore.policies.usercall)
 
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
@@ -67,6 +69,8 @@ def choose(ps, policy_id, params, n_moves, seat):
         return choose_points(ps, params, seat, n_moves, policy_id == POLICY_DEFENSIVE)
     if policy_id == POLICY_LOOKAHEAD:
         return choose_lookahead(ps, params, seat, n_moves)
+    if policy_id == POLICY_USER:
+        return choose_user(ps, params, n_moves, seat)
     if policy_id == POLICY_ROLLOUT:
         if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
             return bounded(ps, RNG + 1 + seat, n_moves)
