@@ -86,7 +86,7 @@ class RunConfig:
             )
         choices = [parse_policy(p, spec.name, resolved, sources) for p in policies]
         labels = tuple(c.label for c in choices)
-        texts = {c.source.path: c.source.text for c in choices if c.source is not None}
+        texts = {c.source.path: c.source.text for c in choices if c.source is not None and not c.spec.file}
         whole("games", games, 1, MAX_GAMES)
         whole("seed", seed, 0, MAX_SEED)
         whole("chunk size", chunk_size, 1, MAX_CHUNK)

@@ -247,12 +247,13 @@ def compiled(source: UserSource):
     spec = importlib.util.spec_from_file_location(name, wrapper)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before it runs: Numba names (and caches) the cfunc's environment by its module
     try:
         with _quiet_numba():
             spec.loader.exec_module(module)
     except Exception as exc:
+        del sys.modules[name]
         raise ConfigError(f"policy {source.name}: Numba cannot compile it: {_first_line(exc)}") from None
-    sys.modules[name] = module
     _COMPILED[key] = module.entry
     return module.entry
 

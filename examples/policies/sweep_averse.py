@@ -3,6 +3,7 @@
 Each move is scored as greedy scores it, minus ``SWEEP_PENALTY`` if the table it leaves could be swept by a
 single card the seat has not seen (a card of equal rank to a lone table card, or one whose capture value equals
 the table's total). It reads only the public view: the cards seen, the table, the rules' capture values.
+The built-in ``careful`` is this very function, shipped in the package (``simcore/policies/careful.py``).
 """
 
 from simcore.policies.api import (

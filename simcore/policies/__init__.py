@@ -66,6 +66,7 @@ class PolicySpec:
     policy_id: int
     doc: str
     reads: tuple[str, ...] = ()
+    file: str = ""  # a built-in written against the public API: its module in this package (``simcore.userpolicy``)
 
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
         """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
@@ -124,6 +125,13 @@ POLICIES: dict[str, PolicySpec] = {
             "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
+        ),
+        PolicySpec(
+            "careful",
+            POLICY_USER,
+            "greedy that will not leave a table one unseen card can sweep, if it can help it (written against the "
+            "public policy API: simcore/policies/careful.py)",
+            file="careful.py",
         ),
     )
 }
@@ -230,6 +238,8 @@ def parse_policy(
     if name not in POLICIES:
         raise ConfigError(f"unknown policy {shown(name)} (known policies: {', '.join(POLICIES)})")
     spec = POLICIES[name]
+    if spec.file:
+        return _parse_packaged(spec, text, rest, variant)
     if colon and not rest:
         raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {name}:key=value,...)")
     given = _split(name, rest) if rest else {}
@@ -248,13 +258,31 @@ def parse_policy(
     return PolicyChoice(spec, variant, params)
 
 
+def _parse_packaged(spec: PolicySpec, text: str, rest: str, variant: str) -> PolicyChoice:
+    """A built-in policy written against the public API: its module of this package, loaded as a user file."""
+    from pathlib import Path
+
+    from simcore import userpolicy
+
+    if text.strip().endswith(":"):
+        raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {spec.name}:key=value,...)")
+    source = userpolicy.load(str(Path(__file__).parent / spec.file), spec.name)
+    return _user_choice(spec, source, rest, variant)
+
+
 def _parse_user(text: str, variant: str, sources: Mapping[str, str]) -> PolicyChoice:
     """A user policy: the file's function checked and compiled, its ``PARAMETERS`` with the values given."""
     from simcore import userpolicy
 
     path, function, rest = userpolicy.split_spec(text)
     source = userpolicy.load(path, function, sources.get(path))
-    label = source.name
+    return _user_choice(PolicySpec(source.name, POLICY_USER, source.doc), source, rest, variant)
+
+
+def _user_choice(spec: PolicySpec, source: Any, rest: str, variant: str) -> PolicyChoice:
+    from simcore import userpolicy
+
+    label = spec.name
     given = _split(label, rest) if rest else {}
     params = source.defaults
     for key, value in given.items():
@@ -263,7 +291,7 @@ def _parse_user(text: str, variant: str, sources: Mapping[str, str]) -> PolicyCh
             raise ConfigError(f"policy {label}: unknown parameter {shown(key)} (its PARAMETERS: {names})")
         params[key] = _number(label, key, value)
     userpolicy.compiled(source)  # compile errors surface here, when the run is configured
-    return PolicyChoice(PolicySpec(label, POLICY_USER, source.doc), variant, params, source)
+    return PolicyChoice(spec, variant, params, source)
 
 
 def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> str:
