@@ -115,8 +115,18 @@ class Game:
 
     def _start_deal(self) -> None:
         from simcore.kernels.game import clear_deal, start_deal
-        from simcore.kernels.workspace import DS_DEAL, DS_FIRST, DS_LAST, DS_N, DS_PENDING, DS_POS, DS_SEEN
-        from simcore.kernels.workspace import DS_T, DS_TABLE, DS_TO_MOVE
+        from simcore.kernels.workspace import (
+            DS_DEAL,
+            DS_FIRST,
+            DS_LAST,
+            DS_N,
+            DS_PENDING,
+            DS_POS,
+            DS_SEEN,
+            DS_T,
+            DS_TABLE,
+            DS_TO_MOVE,
+        )
 
         if self._deals == DEAL_SLOTS:
             raise ConfigError(f"game {self.index}: longer than {DEAL_SLOTS} deals, which a Game does not hold")

@@ -184,9 +184,9 @@ def policy_functions(module: ModuleType) -> list[str]:
     names = []
     for name, obj in vars(module).items():
         func = getattr(obj, "py_func", obj)
-        if inspect.isfunction(func) and func.__module__ == module.__name__ and not name.startswith("_"):
-            if _arity_problem(func) is None:
-                names.append(name)
+        ours = inspect.isfunction(func) and func.__module__ == module.__name__ and not name.startswith("_")
+        if ours and _arity_problem(func) is None:
+            names.append(name)
     return names
 
 
@@ -249,7 +249,7 @@ def compiled(source: UserSource):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before it runs: Numba names (and caches) the cfunc's environment by its module
     try:
-        with _quiet_numba():
+        with _QuietNumba():
             spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
@@ -266,7 +266,7 @@ def address(source: UserSource) -> int:
     return addr
 
 
-class _quiet_numba:
+class _QuietNumba:
     """Silence Numba's warnings while a user policy compiles (its own warnings are not the user's errors)."""
 
     def __enter__(self):
@@ -285,10 +285,20 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _first_line(exc: BaseException) -> str:
-    """The first line of an error that says something (Numba wraps its messages in pipeline boilerplate)."""
-    text = _ANSI.sub("", str(exc))
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not _NOISE.match(line):
-            return line[:300]
-    return type(exc).__name__
+    """The first line of an error that says something (Numba wraps its messages in pipeline boilerplate), with
+    the line of the user's file it points at."""
+    lines = [line.strip() for line in _ANSI.sub("", str(exc)).splitlines()]
+    lines = [line for line in lines if line]
+    found = next((line for line in lines if not _NOISE.match(line)), type(exc).__name__)
+    for k, line in enumerate(lines[:-1]):
+        if line.endswith("raised a specific error:"):  # an overload that says why it refused: the real reason
+            found = lines[k + 1]
+            break
+    else:
+        if found.endswith("found for signature:"):  # the signature says what was tried
+            found = f"{found} {lines[lines.index(found) + 1].removeprefix('>>> ')}"
+    where = _USER_LINE.search(str(exc))
+    return found[:300] + (f" (line {where.group(1)})" if where else "")
+
+
+_USER_LINE = re.compile(r"u[0-9a-f]{24}\.py\"?,? (?:line )?\(?(\d+)")

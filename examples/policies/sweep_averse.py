@@ -54,7 +54,8 @@ def sweep_averse(view, rules, moves, rng, params):
     for i in range(moves.shape[0]):
         play, take = moves[i, 0], moves[i, 1]
         if take != 0:
-            score = 1000 * popcount(take) + weight_of(rules, take | play) + 100 * secured_points(view, rules, play, take)
+            score = 1000 * popcount(take) + weight_of(rules, take | play)
+            score += 100 * secured_points(view, rules, play, take)
             left = view[TABLE] & ~take
         else:
             score = -weight_of(rules, play)

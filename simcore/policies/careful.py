@@ -1,4 +1,5 @@
-"""``careful`` (built in), a sweep-averse greedy: never leave the next player a table that one unseen card can sweep, if avoidable.
+"""``careful`` (built in): a sweep-averse greedy, that never leaves the next player a table one unseen card can
+sweep, if it can help it.
 
 Each move is scored as greedy scores it, minus ``SWEEP_PENALTY`` if the table it leaves could be swept by a
 single card the seat has not seen (a card of equal rank to a lone table card, or one whose capture value equals
@@ -57,7 +58,8 @@ def careful(view, rules, moves, rng, params):
     for i in range(moves.shape[0]):
         play, take = moves[i, 0], moves[i, 1]
         if take != 0:
-            score = 1000 * popcount(take) + weight_of(rules, take | play) + 100 * secured_points(view, rules, play, take)
+            score = 1000 * popcount(take) + weight_of(rules, take | play)
+            score += 100 * secured_points(view, rules, play, take)
             left = view[TABLE] & ~take
         else:
             score = -weight_of(rules, play)
