@@ -260,3 +260,16 @@ def test_error_an_illegal_index_names_the_game_and_decision(tmp_path):
     assert "game 0, decision" in message and re.search(r"\(deal 1, play [56], seat 0\)", message), message
     result = CliRunner().invoke(app, ["trace", "--game", "0", "--seed", "2", "--policy", f"{path}:late"])
     assert result.exit_code != 0 and "game 0, decision" in result.output
+
+
+def test_a_cluster_run_gets_the_file_from_the_config(tmp_path):
+    """The workers build the policy from the text the config carries: the same rows as in one process."""
+    pytest.importorskip("dask.distributed")
+    path = write(tmp_path, "spy.py", SPY)
+    config = RunConfig.create("scopa", policies=[f"{path}:spy", "greedy"], games=600, seed=4, chunk_size=200)
+    api.simulate(config, tmp_path / "one", threads=1)
+    api.run_chunks(api.open_run(config, tmp_path / "two"), cluster="local:1")
+    for part in ("games", "deals"):
+        one = pd.read_parquet(tmp_path / "one" / part).sort_values(["game"], kind="stable", ignore_index=True)
+        two = pd.read_parquet(tmp_path / "two" / part).sort_values(["game"], kind="stable", ignore_index=True)
+        pd.testing.assert_frame_equal(one, two)
