@@ -30,11 +30,14 @@ from simcore.policies.heuristics import (
 )
 from simcore.policies.kernels import (
     POLICY_DEFENSIVE,
+    POLICY_FURBO,
     POLICY_GREEDY,
     POLICY_LOOKAHEAD,
     POLICY_MC,
     POLICY_POINTS,
     POLICY_RANDOM,
+    POLICY_RANDOM_CARD,
+    POLICY_TARTALUCA,
 )
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
@@ -63,6 +66,7 @@ class PolicySpec:
     policy_id: int
     doc: str
     reads: tuple[str, ...] = ()
+    games: tuple[str, ...] = ()  # the games it plays; () = every game
 
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
         """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
@@ -122,6 +126,9 @@ POLICIES: dict[str, PolicySpec] = {
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
         ),
+        PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
+        PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
+        PolicySpec("random_card", POLICY_RANDOM_CARD, "a hand card uniformly, then one of its moves (Scimmietta)"),
     )
 }
 
@@ -215,6 +222,8 @@ def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | N
     if name not in POLICIES:
         raise ConfigError(f"unknown policy {shown(name)} (known policies: {', '.join(POLICIES)})")
     spec = POLICIES[name]
+    if spec.games and variant not in spec.games:
+        raise ConfigError(f"policy {name} plays only {', '.join(spec.games)}, not {variant}")
     if colon and not rest:
         raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {name}:key=value,...)")
     given = _split(name, rest) if rest else {}
