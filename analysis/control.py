@@ -3,10 +3,10 @@
 Whether the first player's side wins depends far more on the cards than on the seat. Every shuffle is uniform
 and independent of the play, and the hands of a deal are exchangeable between seats, so how much more scoring
 material the first player's side was dealt than the other sides (per category: coins, the settebello, sevens...
-of each game's scoring, :data:`CONTROLS`) has mean exactly zero in every deal, whoever plays. Summed over the
-deals a game played it still has mean zero (the number of deals depends on the play, but deal d + 1's shuffle is
-independent of everything before it: Wald's identity). With sides ``S`` the control is
-``(S - 1) * m(first player's side) - sum of m(other sides)`` per category, an integer.
+of each game's scoring, declared in the game's module as ``VariantSpec.controls``) has mean exactly zero in every
+deal, whoever plays. Summed over the deals a game played it still has mean zero (the number of deals depends on
+the play, but deal d + 1's shuffle is independent of everything before it: Wald's identity). With sides ``S``
+the control is ``(S - 1) * m(first player's side) - sum of m(other sides)`` per category, an integer.
 
 The dealt cards are not in the results tables; ``simcore.dealt`` replays each game's deal stream for the deals
 it played (imported here only when a control variate is computed: it loads Numba).
@@ -30,51 +30,18 @@ import numpy as np
 
 from analysis.load import Run
 from analysis.paired import Moments
-from simcore.cards import CARD_RANK, CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SPADES, card_id
+from simcore.cards import N_CARDS
+from simcore.variants import get_variant
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def _cards(test) -> np.ndarray:
-    return np.array([int(bool(test(int(CARD_RANK[c]), int(CARD_SUIT[c])))) for c in range(N_CARDS)], np.int64)
+def control_weights(variant: str) -> dict[str, np.ndarray]:
+    """The controls of a game, from its module (``VariantSpec.controls``: name -> card mask) as 0/1 card weights
+    (int64[52] each); empty for a game that declares none."""
+    return {name: (mask >> np.arange(N_CARDS)) & 1 for name, mask in get_variant(variant).controls}
 
-
-def _card(rank: int, suit: int) -> np.ndarray:
-    w = np.zeros(N_CARDS, np.int64)
-    w[card_id(rank, suit)] = 1
-    return w
-
-
-#: Per game: the material each control counts (a weight per card): what the game's scoring rewards.
-CONTROLS: dict[str, dict[str, np.ndarray]] = {
-    "scopa": {
-        "coins": _cards(lambda r, s: s == DIAMONDS),
-        "settebello": _card(7, DIAMONDS),
-        "sevens": _cards(lambda r, s: r == 7),
-        "sixes": _cards(lambda r, s: r == 6),
-        "aces": _cards(lambda r, s: r == 1),
-    },
-    "kaszino": {
-        "spades": _cards(lambda r, s: s == SPADES),
-        "aces": _cards(lambda r, s: r == 1),
-        "little casino": _card(2, SPADES),
-        "big casino": _card(10, DIAMONDS),
-    },
-    "skopa": {
-        "clubs": _cards(lambda r, s: s == CLUBS),
-        "two of clubs": _card(2, CLUBS),
-        "ten of diamonds": _card(10, DIAMONDS),
-    },
-    "foracio": {
-        "spades": _cards(lambda r, s: s == SPADES),
-        "seven of spades": _card(7, SPADES),
-        "two of spades": _card(2, SPADES),
-        "jack of spades": _card(11, SPADES),
-        "ten of diamonds": _card(10, DIAMONDS),
-        "aces": _cards(lambda r, s: r == 1),
-    },
-}
 
 OUTCOMES = ("first player's side wins", "final margin of the first player")
 
@@ -96,7 +63,6 @@ def material(masks: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def controls_of_part(run: Run, part: dict[str, np.ndarray], weights: np.ndarray) -> np.ndarray:
     """Per game of a games part: each control summed over the deals it played (int64[games, K])."""
     from simcore.dealt import dealt_hands
-    from simcore.variants import get_variant
 
     spec = get_variant(run.variant)
     rules = spec.compile(spec.resolve(run.rules))
@@ -126,8 +92,9 @@ def control_moments(run: Run) -> tuple[list[str], Moments]:
     """The control names and the moments of (controls..., won, final margin) over the run's games."""
     from analysis.paired import _victory
 
-    names = list(CONTROLS[run.variant])
-    weights = np.array([CONTROLS[run.variant][n] for n in names])
+    controls = control_weights(run.variant)
+    names = list(controls)
+    weights = np.array([controls[n] for n in names])
 
     def compute() -> Moments:
         m = Moments(len(names) + 2)
@@ -183,7 +150,7 @@ def cv_estimate(m: Moments, y: int, xs: list[int], level: float = 0.95) -> dict[
 
 def control_rows(run: Run, level: float = 0.95) -> list[dict[str, Any]]:
     """:func:`control_table` as rows."""
-    if run.variant not in CONTROLS or run.n_games < 3:
+    if not get_variant(run.variant).controls or run.n_games < 3:
         return []
     names, m = control_moments(run)
     xs = list(range(len(names)))

@@ -603,8 +603,9 @@ def report_other_load(before: tuple[float, float], wall: float) -> float:
 
 def run_sections(quick: bool, runs: Path, sizes: list[int], folder: Path) -> dict[str, Any]:
     """The standalone benchmarks as sections of this report: ``benchmarks.memory`` on the runs the peak memory
-    section wrote (reused, not simulated again) and ``benchmarks.stop_latency`` (smaller settings with --quick)."""
-    from benchmarks import memory, stop_latency
+    section wrote (reused, not simulated again), ``benchmarks.stop_latency`` and ``benchmarks.variance_gain``
+    (smaller settings with --quick)."""
+    from benchmarks import memory, stop_latency, variance_gain
 
     out: dict[str, Any] = {}
     print("\n== Analysis memory (python -m benchmarks.memory) ==", flush=True)
@@ -614,6 +615,8 @@ def run_sections(quick: bool, runs: Path, sizes: list[int], folder: Path) -> dic
     quick_args = ["--repeats", "1", "--no-cluster", "--games", "2000000"] if quick else []
     stop_latency.main([*quick_args, "--json", str(folder / "stop.json")])
     out["stop_latency"] = json.loads((folder / "stop.json").read_text())
+    print("\n== Pairing and control-variate gains (python -m benchmarks.variance_gain) ==", flush=True)
+    variance_gain.main(["--games", "20000" if quick else "100000"])
     return out
 
 

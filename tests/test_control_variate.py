@@ -9,12 +9,13 @@ import statsmodels.api as sm
 from scipy import stats
 
 from analysis import load_run
-from analysis.control import CONTROLS, control_table, controls_of_part, cv_estimate, material
+from analysis.control import control_table, control_weights, controls_of_part, cv_estimate, material
 from analysis.paired import Moments
 from simcore import api
 from simcore.cards import parse_card
 from simcore.config import RunConfig
 from simcore.dealt import dealt_hands
+from simcore.variants import VARIANTS
 
 GAMES = [
     ("scopa", {}, None),
@@ -73,7 +74,7 @@ def test_dealt_hands_are_the_traced_deals(variant, rules, players):
 
 
 def test_material_counts_the_weighted_cards():
-    weights = np.stack([CONTROLS["scopa"]["coins"], CONTROLS["scopa"]["sevens"]])
+    weights = np.stack([control_weights("scopa")["coins"], control_weights("scopa")["sevens"]])
     masks = np.array([_mask(["7d", "7c", "Ad", "Kd"]), 0, _mask(["2h"])])
     assert material(masks, weights).tolist() == [[3, 2], [0, 0], [0, 0]]
 
@@ -87,8 +88,9 @@ def big(tmp_path_factory):
 
 def test_the_estimate_is_the_ols_intercept(big):
     games = big.games.iloc[:3000]
-    names = list(CONTROLS["scopa"])
-    weights = np.array([CONTROLS["scopa"][n] for n in names])
+    controls = control_weights("scopa")
+    names = list(controls)
+    weights = np.array([controls[n] for n in names])
     x = controls_of_part(big, {c: games[c].to_numpy() for c in games.columns}, weights)
     y = (games.winner == games.first_player).to_numpy().astype(np.int64)
     m = Moments(len(names) + 1)
@@ -104,8 +106,9 @@ def test_controls_have_mean_zero_and_intervals_cover(big):
     """200 blocks of 200 games: the controls' means are zero within their errors, and the adjusted 95%
     intervals of the blocks cover the 40,000 games' plain rate about 95% of the time (binomial sd 1.5 points)."""
     games = big.games.sort_values("game")
-    names = list(CONTROLS["scopa"])
-    weights = np.array([CONTROLS["scopa"][n] for n in names])
+    controls = control_weights("scopa")
+    names = list(controls)
+    weights = np.array([controls[n] for n in names])
     x = controls_of_part(big, {c: games[c].to_numpy() for c in games.columns}, weights)
     for k in range(len(names)):
         assert abs(stats.ttest_1samp(x[:, k], 0).statistic) < 4, names[k]
@@ -124,7 +127,7 @@ def test_control_table(big):
     table = control_table(big).set_index("measure")
     wins = table.loc["first player's side wins"]
     assert wins["plain"] == pytest.approx((big.games.winner == big.games.first_player).mean())
-    assert wins["gain"] > 1 and 0 < wins["r2"] < 1 and wins["controls"] == len(CONTROLS["scopa"])
+    assert wins["gain"] > 1 and 0 < wins["r2"] < 1 and wins["controls"] == len(control_weights("scopa"))
     assert wins["ci_low"] < wins["estimate"] < wins["ci_high"]
 
 
@@ -135,3 +138,14 @@ def test_analyze_and_report_show_the_adjusted_figure(big):
     text = to_markdown(Analysis.of([big], names=["control_variate"]))
     assert "adjusted for the cards dealt" in text and "| first player's side wins |" in text
     assert 'data-table="control_variate"' in render_report([big])
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_every_game_declares_controls_of_its_own_pack(variant):
+    """The controls are a game's facts, in its module (``VariantSpec.controls``): every registered game declares
+    some, with distinct names, each a set of cards of its pack."""
+    spec = VARIANTS[variant]
+    pack = spec.compile(spec.resolve({})).pack
+    names = [name for name, _ in spec.controls]
+    assert names and len(set(names)) == len(names)
+    assert all(mask & pack for _, mask in spec.controls)

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from test_quick_policies import CASES  # every one-card-a-turn game and compulsion rule
 
 from simcore.cards import cards_of
 from simcore.kernels.game import fill_rule_info
@@ -16,19 +17,6 @@ from simcore.policies import parse_policy, policy_arrays
 from simcore.policies.heuristics import V_PILES, best_reply, card_replies, hand_reply, trail_values
 from simcore.variants import get_variant
 from simcore.variants.base import TURNS_ONE_CARD
-
-CASES = [
-    ("scopa", {}),
-    ("scopa", {"forced_capture": "none"}),
-    ("scopa", {"single_card_priority": False}),
-    ("skopa", {}),
-    ("skopa", {"forced_capture": "card", "single_card_priority": True}),
-    ("skopa", {"forced_capture": "none"}),
-    ("foracio", {}),
-    ("foracio", {"forced_capture": "none"}),
-    ("foracio", {"ace_on_empty": "keep"}),
-    ("foracio", {"ace_on_empty": "stay", "forced_capture": "none"}),
-]
 
 
 @pytest.mark.parametrize(("variant", "overrides"), CASES)

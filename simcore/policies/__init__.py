@@ -31,11 +31,14 @@ from simcore.policies.heuristics import (
 )
 from simcore.policies.kernels import (
     POLICY_DEFENSIVE,
+    POLICY_FURBO,
     POLICY_GREEDY,
     POLICY_LOOKAHEAD,
     POLICY_MC,
     POLICY_POINTS,
     POLICY_RANDOM,
+    POLICY_RANDOM_CARD,
+    POLICY_TARTALUCA,
     POLICY_USER,
 )
 from simcore.policies.usercall import P_ADDRESS
@@ -66,6 +69,7 @@ class PolicySpec:
     policy_id: int
     doc: str
     reads: tuple[str, ...] = ()
+    games: tuple[str, ...] = ()  # the games it plays; () = every game
     file: str = ""  # a built-in written against the public API: its module in this package (``simcore.userpolicy``)
 
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
@@ -126,6 +130,9 @@ POLICIES: dict[str, PolicySpec] = {
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
         ),
+        PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
+        PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
+        PolicySpec("random_card", POLICY_RANDOM_CARD, "a hand card uniformly, then one of its moves (Scimmietta)"),
         PolicySpec(
             "careful",
             POLICY_USER,
@@ -238,6 +245,8 @@ def parse_policy(
     if name not in POLICIES:
         raise ConfigError(f"unknown policy {shown(name)} (known policies: {', '.join(POLICIES)})")
     spec = POLICIES[name]
+    if spec.games and variant not in spec.games:
+        raise ConfigError(f"policy {name} plays only {', '.join(spec.games)}, not {variant}")
     if spec.file:
         return _parse_packaged(spec, text, rest, variant)
     if colon and not rest:

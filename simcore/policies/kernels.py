@@ -11,6 +11,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
 from simcore.policies.heuristics import P_EPSILON, choose_lookahead, choose_points
+from simcore.policies.published import choose_furbo, choose_random_card, choose_tartaluca
 from simcore.policies.usercall import choose_user
 from simcore.rng import bounded
 
@@ -21,7 +22,10 @@ POLICY_DEFENSIVE = 3
 POLICY_LOOKAHEAD = 4
 POLICY_MC = 5  # decided between the stops of the deal loop (simcore.policies.montecarlo), never by ``choose``
 POLICY_ROLLOUT = 6  # epsilon-greedy: the Monte Carlo rollouts' policy
-POLICY_USER = 7  # a user-written policy, called through its address (simcore.policies.usercall)
+POLICY_FURBO = 7  # simcore.policies.published
+POLICY_TARTALUCA = 8
+POLICY_RANDOM_CARD = 9
+POLICY_USER = 10  # a user-written policy, called through its address (simcore.policies.usercall)
 
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
@@ -75,5 +79,11 @@ def choose(ps, policy_id, params, n_moves, seat):
         if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
             return bounded(ps, RNG + 1 + seat, n_moves)
         return choose_greedy(ps, n_moves)
+    if policy_id == POLICY_FURBO:
+        return choose_furbo(ps, params, seat, n_moves)
+    if policy_id == POLICY_TARTALUCA:
+        return choose_tartaluca(ps, params, seat, n_moves)
+    if policy_id == POLICY_RANDOM_CARD:
+        return choose_random_card(ps, seat, n_moves)
     ps[FAULT] = FAULT_POLICY
     return 0

@@ -180,6 +180,9 @@ class VariantSpec:
     rules_version: str = "1"
     declare_info: Callable[[Mapping[str, Any]], GameInfo] | None = None  # the game's bounds for a rule set
     weights: HeuristicWeights | None = None  # its cards' worth to the point policies
+    # dealt material whose difference between seats has mean zero by symmetry: (name, card mask) pairs, the
+    # control variates of the first player's advantage (analysis.control)
+    controls: tuple[tuple[str, int], ...] = ()
 
     def key(self, name: str) -> RuleKey:
         for k in self.keys:

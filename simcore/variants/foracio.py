@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, SPADES, card_id, pack_mask
+from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, RANK_MASK, SPADES, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     ACE_CHOICE,
     ACE_KEEP,
@@ -239,6 +239,18 @@ WEIGHTS = HeuristicWeights(
     suit_weight=lambda w, rules: w["spade"] / 7 if rules["spade_element"] == "majority" else 0.0,
 )
 
+#: Dealt material for the control variates of the first player's advantage (analysis.control):
+#: what Foracio's scoring rewards: the spades, its scoring cards and the aces.
+CONTROLS = (
+    ("spades", int(SUIT_MASK[SPADES])),
+    ("seven of spades", int(1 << card_id(7, SPADES))),
+    ("two of spades", int(1 << card_id(2, SPADES))),
+    ("jack of spades", int(1 << card_id(11, SPADES))),
+    ("ten of diamonds", int(1 << card_id(10, DIAMONDS))),
+    ("aces", int(RANK_MASK[1])),
+)
+
+
 SPEC = VariantSpec(
     name="foracio",
     title="Foracio (Venetian, 52 Treviso cards, 2 v 2; seed 001)",
@@ -248,4 +260,5 @@ SPEC = VariantSpec(
     compile_rules=compile_foracio,
     declare_info=game_info,
     weights=WEIGHTS,
+    controls=CONTROLS,
 )

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, SPADES, card_id, pack_mask
+from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, RANK_MASK, SPADES, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
     KASZINO,
@@ -215,6 +215,16 @@ WEIGHTS = HeuristicWeights(
     suit_weight=lambda w, rules: w["spade"],
 )
 
+#: Dealt material for the control variates of the first player's advantage (analysis.control):
+#: what Kaszinó's scoring rewards: the spades, the aces and the two casinos.
+CONTROLS = (
+    ("spades", int(SUIT_MASK[SPADES])),
+    ("aces", int(RANK_MASK[1])),
+    ("little casino", int(1 << card_id(2, SPADES))),
+    ("big casino", int(1 << card_id(10, DIAMONDS))),
+)
+
+
 SPEC = VariantSpec(
     name="kaszino",
     title="Kaszinó (Hungarian, 52 cards; seed 000)",
@@ -224,4 +234,5 @@ SPEC = VariantSpec(
     compile_rules=compile_kaszino,
     declare_info=game_info,
     weights=WEIGHTS,
+    controls=CONTROLS,
 )

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, card_id, pack_mask
+from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, RANK_MASK, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
     SCOPA,
@@ -206,6 +206,17 @@ WEIGHTS = HeuristicWeights(
     suit_weight=lambda w, rules: w["coin"],
 )
 
+#: Dealt material for the control variates of the first player's advantage (analysis.control):
+#: what Scopa's scoring rewards: the coins, the settebello, and the primiera's best ranks.
+CONTROLS = (
+    ("coins", int(SUIT_MASK[DIAMONDS])),
+    ("settebello", int(1 << card_id(7, DIAMONDS))),
+    ("sevens", int(RANK_MASK[7])),
+    ("sixes", int(RANK_MASK[6])),
+    ("aces", int(RANK_MASK[1])),
+)
+
+
 SPEC = VariantSpec(
     name="scopa",
     title="Scopa (classic, 40 cards; seed 003)",
@@ -215,4 +226,5 @@ SPEC = VariantSpec(
     compile_rules=compile_scopa,
     declare_info=game_info,
     weights=WEIGHTS,
+    controls=CONTROLS,
 )

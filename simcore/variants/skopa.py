@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, card_id, pack_mask
+from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
     SKOPA,
@@ -168,6 +168,15 @@ WEIGHTS = HeuristicWeights(
     suit_weight=lambda w, rules: w["club"],
 )
 
+#: Dealt material for the control variates of the first player's advantage (analysis.control):
+#: what Skopa's scoring rewards: the clubs, the two of clubs and the ten of diamonds.
+CONTROLS = (
+    ("clubs", int(SUIT_MASK[CLUBS])),
+    ("two of clubs", int(1 << card_id(2, CLUBS))),
+    ("ten of diamonds", int(1 << card_id(10, DIAMONDS))),
+)
+
+
 SPEC = VariantSpec(
     name="skopa",
     title="Skopa / Konchinka (Russian, 52 cards; seed 004)",
@@ -177,4 +186,5 @@ SPEC = VariantSpec(
     compile_rules=compile_skopa,
     declare_info=game_info,
     weights=WEIGHTS,
+    controls=CONTROLS,
 )
