@@ -285,6 +285,7 @@ class Game:
         from simcore.policies import parse_policy, policy_arrays
         from simcore.policies.kernels import POLICY_MC, choose
         from simcore.policies.montecarlo import choose_mc
+        from simcore.policies.usercall import FAULT_VALUE
 
         self._need_decision()
         s, seat = self._s, self.seat
@@ -304,6 +305,7 @@ class Game:
         if fault not in (0, FAULT_USER_MOVE):
             engine.check_faults(self.rules, np.array([self.index]), np.array([fault]))
         if fault == FAULT_USER_MOVE or not 0 <= index < n_moves:
+            index = int(s.ps[FAULT_VALUE]) if fault == FAULT_USER_MOVE else index
             s.ps[FAULT] = 0
             s.ps[RNG : SUBSTREAM + 4] = saved
             raise ConfigError(self._illegal(policy or self.config.policies[seat], index, n_moves))

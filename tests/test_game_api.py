@@ -89,3 +89,12 @@ def test_suggest_asks_any_policy_and_can_leave_the_streams_alone():
     assert g.suggest("random") == first[0]  # consumed now, with the same draw
     with pytest.raises(ConfigError, match="unknown policy"):
         g.suggest("minimax")
+
+
+def test_the_readme_game_example_runs(monkeypatch, capsys):
+    """The README's ``Game`` example, as written, from the repository root (as on a fresh clone)."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- game-example -->\n```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip()

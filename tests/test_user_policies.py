@@ -256,7 +256,9 @@ def test_error_an_illegal_index_names_the_game_and_decision(tmp_path):
     with pytest.raises(ConfigError) as info:
         api.play_chunk(config, np.arange(20))
     message = str(info.value)
-    assert "\n" not in message and f"{path}:late returned" in message, message
+    found = re.search(rf"{re.escape(path)}:late returned (\d+), not a legal move index \(0\.\.(\d+)\)", message)
+    assert "\n" not in message and found, message
+    assert int(found.group(1)) == int(found.group(2)) + 1  # the value it returned: one past the last move
     assert "game 0, decision" in message and re.search(r"\(deal 1, play [56], seat 0\)", message), message
     result = CliRunner().invoke(app, ["trace", "--game", "0", "--seed", "2", "--policy", f"{path}:late"])
     assert result.exit_code != 0 and "game 0, decision" in result.output

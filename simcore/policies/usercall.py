@@ -16,10 +16,11 @@ from numba import types
 from numba.extending import intrinsic
 
 from simcore._jit import kernel
-from simcore.kernels.workspace import FAULT, FAULT_POLICY, FAULT_USER_MOVE
+from simcore.kernels.workspace import FAULT, FAULT_POLICY, FAULT_USER_MOVE, VIEW
 
 USER_SIG = types.int64(types.CPointer(types.int64), types.int64, types.int64, types.CPointer(types.float64))
 P_ADDRESS = 63  # the policy's address, as a float64 (exact: addresses are below 2**53)
+FAULT_VALUE = VIEW + 24  # the first illegal index returned (a free slot after the 24 a policy reads)
 
 
 @intrinsic
@@ -52,4 +53,5 @@ def choose_user(ps, params, n_moves, seat):
         return i
     if ps[FAULT] == 0:
         ps[FAULT] = FAULT_USER_MOVE
+        ps[FAULT_VALUE] = i
     return 0
