@@ -55,7 +55,11 @@ def policies(
     variant: Annotated[str, typer.Argument(metavar="VARIANT", help="Game, e.g. scopa.")] = "scopa",
     file: Annotated[
         Path | None,
-        typer.Option("--file", metavar="FILE.py", help="List the policies of a policy file you wrote instead."),
+        typer.Option(
+            "--file",
+            metavar="FILE.py",
+            help="List the policies of a policy file you wrote instead. [default: none: the built-in policies]",
+        ),
     ] = None,
 ) -> None:
     """List the playing policies and their parameters in a game (--policy NAME:key=value,...)."""
