@@ -275,3 +275,24 @@ def test_a_cluster_run_gets_the_file_from_the_config(tmp_path):
         one = pd.read_parquet(tmp_path / "one" / part).sort_values(["game"], kind="stable", ignore_index=True)
         two = pd.read_parquet(tmp_path / "two" / part).sort_values(["game"], kind="stable", ignore_index=True)
         pd.testing.assert_frame_equal(one, two)
+
+
+def test_error_bad_parameters_declaration_and_missing_file_on_the_command_line(tmp_path):
+    path = write(tmp_path, "decl.py", 'PARAMETERS = {"depth": "deep"}\n\n' + SPY)
+    with pytest.raises(ConfigError, match=r"decl\.py: PARAMETERS\['depth'\] must be a finite number, got 'deep'"):
+        parse_policy(f"{path}:spy")
+    result = CliRunner().invoke(app, ["policies", "scopa", "--file", str(tmp_path / "gone.py")])
+    assert result.exit_code == 1 and result.output.startswith("error: policy file") and "no such file" in result.output
+    result = CliRunner().invoke(app, ["simulate", "-n", "10", "-q", "--policy", f"{tmp_path / 'gone.py'}:f"])
+    assert result.exit_code == 1 and "gone.py: no such file" in result.output
+
+
+def test_the_view_a_policy_reads_ends_before_the_engine_slots():
+    """The user's view is ``ps[VIEW : VIEW + VIEW_SIZE]``: the fault slot and the streams lie past it."""
+    from simcore.kernels.deal import VIEW_N_MOVES
+    from simcore.kernels.workspace import FAULT, VIEW
+    from simcore.policies import api as policy_api
+    from simcore.policies.usercall import FAULT_VALUE
+
+    assert policy_api.VIEW_SIZE == VIEW_N_MOVES + 1 <= FAULT_VALUE - VIEW < FAULT
+    assert policy_api.RULES_SIZE == 72 and policy_api.VIEW_VERSION == 1
