@@ -28,7 +28,7 @@ from numba import carray, types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel
 from simcore.kernels import deal as _deal
 from simcore.kernels import workspace as _ws
 from simcore.kernels.bits import lowest, popcount, suit_mask
@@ -96,33 +96,36 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- helpers a policy may call
+# Inlined into the policy that calls them (and ``windows`` into the entry point): a non-inlined call passes every
+# field of each array argument. Measured on a 7-move position, the example greedy's ``choose`` went from 80 ns to
+# 50 ns (the built-in greedy's ``choose_greedy``: 27 ns; listing the moves: ~110 ns).
 
 
-@kernel
+@inline_kernel
 def draw(rng, n):
     """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from the seat's stream ``rng`` (int64[1])."""
     return bounded(rng, 0, n)
 
 
-@kernel
+@inline_kernel
 def card_rank(card):
     """Rank 1..13 (A..K) of a card id."""
     return (card >> 2) + 1
 
 
-@kernel
+@inline_kernel
 def card_suit(card):
     """Suit 0..3 (c, d, h, s) of a card id."""
     return card & 3
 
 
-@kernel
+@inline_kernel
 def card_value(rules, card):
     """Capture value of a card in this game (what sums are made of)."""
     return _card_value(card, rules[R_VALUE_BY_RANK])
 
 
-@kernel
+@inline_kernel
 def weight_of(rules, mask):
     """Sum of the heuristic card weights of a mask (what built-in greedy breaks its ties with)."""
     total = 0
@@ -133,7 +136,7 @@ def weight_of(rules, mask):
     return total
 
 
-@kernel
+@inline_kernel
 def secured_points(view, rules, play, take):
     """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
     not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
@@ -168,7 +171,7 @@ def readonly(typingctx, arr):
     return sig, codegen
 
 
-@kernel
+@inline_kernel
 def windows(ps_ptr, seat, n_moves, params_ptr, n_params):
     """(view, rules, moves, rng, params) of a seat's decision space given by its data pointer."""
     ps = carray(ps_ptr, (_ws.MOVES + 2 * n_moves,))
