@@ -34,34 +34,15 @@ def card_value(card_id, value_by_rank):
     return (value_by_rank >> ((card_id >> 2) << 2)) & 15
 
 
-# Nibble masks of the 13 ranks (card id = 4 * rank + suit) and byte masks for the horizontal sums of ``mask_value``
-_NIBBLE_LOW = 0x1111111111111
-_PAIRS = 0x5555555555555
-_QUADS = 0x3333333333333
-_BYTES_LOW = 0x0F0F0F0F0F0F0F0F
-_BYTE_ONES = 0x0101010101010101
-
-
-@kernel
-def nibble_sum(x):
-    """Sum of the 16 nibbles of ``x`` (at most 255)."""
-    y = (x & _BYTES_LOW) + ((x >> 4) & _BYTES_LOW)
-    return ((y * _BYTE_ONES) >> 56) & 255
-
-
 @kernel
 def mask_value(mask, value_by_rank):
-    """Sum of the capture values of the cards of a mask.
-
-    Branch-free: the cards of each rank are counted in its nibble (0..4, bits b0 b1 b2), and the values of the
-    ranks whose count has bit ``k`` are summed with ``nibble_sum`` (a loop over the cards mispredicted its exit on
-    every call in the greedy policy's walk over the table's submasks)."""
-    x = mask - ((mask >> 1) & _PAIRS)
-    x = (x & _QUADS) + ((x >> 2) & _QUADS)
-    ones = nibble_sum(value_by_rank & ((x & _NIBBLE_LOW) * 15))
-    twos = nibble_sum(value_by_rank & (((x >> 1) & _NIBBLE_LOW) * 15))
-    fours = nibble_sum(value_by_rank & (((x >> 2) & _NIBBLE_LOW) * 15))
-    return ones + 2 * twos + 4 * fours
+    """Sum of the capture values of the cards of a mask."""
+    total = 0
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        total += card_value(c, value_by_rank)
+    return total
 
 
 @kernel
