@@ -60,7 +60,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose
-from simcore.policies.quick import quick_choice, quick_policy
+from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import draw_bounded
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
@@ -251,6 +251,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
     in_round = t % per_round
     status = DEAL_DONE
+    sum_mask = rules.sum_mask
+    lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)  # kept up to date by ``lanes_after``
     while t < total_plays:
         seat = mover
         mover = 0 if mover + 1 == players else mover + 1
@@ -264,7 +266,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
-                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy, params[seat, P_EPSILON])
+                hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
+                play, take = quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if policy == POLICY_MC:
@@ -278,12 +281,12 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         seen |= play
         t += 1
         in_round = 0 if in_round + 1 == per_round else in_round + 1
+        table = (table | play) if take == 0 else (table & ~take)
+        lo, hi = lanes_after(lo, hi, table, play, take, sum_mask, value_by_rank)
         if take == 0:
-            table |= play
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_TRAIL, 0, 0, play, 0)
             continue
-        table &= ~take
         gs[PILES + side] |= take | play
         last_capturer = seat
         kind = KIND_CAPTURE
