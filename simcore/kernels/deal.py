@@ -56,6 +56,7 @@ from simcore.kernels.workspace import (
     SWEEPS,
     TOTALS,
     VIEW,
+    data_pointer,
     seat_space,
 )
 from simcore.policies.heuristics import P_EPSILON
@@ -253,6 +254,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     status = DEAL_DONE
     sum_mask = rules.sum_mask
     lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)  # kept up to date by ``lanes_after``
+    ps_data = data_pointer(ps)  # for the quick policies: an array passed to an inlined helper costs NRT calls
     while t < total_plays:
         seat = mover
         mover = 0 if mover + 1 == players else mover + 1
@@ -267,7 +269,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
-                play, take = quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi)
+                play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if policy == POLICY_MC:

@@ -328,7 +328,9 @@ def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
 @inline_kernel
 def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     """``quick_choice`` with the table's lanes (``subset_sum_lanes``) given: the deal loop keeps them up to date
-    (``lanes_after``), so a trail costs one multiplication instead of a rebuild."""
+    (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
+    ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
+    loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
     if popcount(table & rs[2]) > QUICK_TABLE:
         return -1, 0
     greedy = policy == POLICY_GREEDY
