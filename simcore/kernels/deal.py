@@ -221,7 +221,7 @@ def clear_deal(gs):
     gs[DS_OUT_SIDE] = -1
 
 
-@kernel
+@kernel(nrt=False)
 def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     """The cards left on the table go to the last capturer's side (none if nobody captured)."""
     if table != 0 and last_capturer >= 0:
@@ -231,7 +231,7 @@ def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     return ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
 
@@ -325,7 +325,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     return status, ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``run_family``.
 
@@ -413,7 +413,7 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     return status, ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play the deal in ``gs`` on (see ``run_family``) with the game's turn structure (``rules.turns``).
 
