@@ -58,11 +58,15 @@ if CACHE:
 _njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
 
 
-def kernel(func=None, *, inline: str = "never"):
-    """``njit`` with the project's options, compiled once per argument type (see the module docstring)."""
+def kernel(func=None, *, inline: str = "never", nrt: bool = True):
+    """``njit`` with the project's options, compiled once per argument type (see the module docstring).
+
+    ``nrt=False`` (Numba's private ``_nrt`` flag) compiles the function without reference counting: for kernels
+    that allocate nothing and only receive arrays whose owner outlives the call (the deal loop, the scoring);
+    each array argument then costs no NRT call on entry and exit."""
     if func is None:
-        return partial(kernel, inline=inline)
-    dispatcher = _njit(func, inline=inline)
+        return partial(kernel, inline=inline, nrt=nrt)
+    dispatcher = _njit(func, inline=inline, _nrt=nrt)
     typed_call = dispatcher.get_call_template
 
     def get_call_template(args, kws):

@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from simcore.cards import cards_of
+from simcore.kernels.captures import mask_value
 from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import QUICK_TABLE, quick_choice
+from simcore.policies.quick import QUICK_TABLE, lanes_after, next_sum, quick_choice, subset_sum_lanes, value_bytes
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -87,3 +88,50 @@ def test_sum_values_rise_strictly_with_rank(variant):
     for lower, higher in itertools.pairwise(cards):
         v1, v2 = ((rules.value_by_rank >> (4 * (c >> 2))) & 15 for c in (lower, higher))
         assert v1 >= 1 and (v2 > v1 if higher >> 2 > lower >> 2 else v2 == v1)
+
+
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+def test_lanes_kept_by_the_deal_loop_equal_the_rebuilt_ones(variant):
+    """``lanes_after`` (a trail multiplies the lanes, a capture rebuilds them) gives the lanes ``subset_sum_lanes``
+    builds from scratch, whenever the table has at most ``QUICK_TABLE`` sum cards (the only tables they serve)."""
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve({}))
+    rng = random.Random(11)
+    pack = cards_of(rules.pack)
+    checked = 0
+    for _ in range(40):
+        table = 0
+        lo, hi = subset_sum_lanes(0, rules.value_by_rank)
+        for _ in range(40):
+            card = rng.choice([c for c in pack if not (table >> c) & 1])
+            on_table = cards_of(table)
+            take = 0
+            if on_table and rng.random() < 0.4:
+                take = sum(1 << c for c in rng.sample(on_table, rng.randint(1, len(on_table))))
+            table = (table | (1 << card)) if take == 0 else (table & ~take)
+            lo, hi = lanes_after(lo, hi, table, 1 << card, take, rules.sum_mask, rules.value_by_rank)
+            if bin(table & rules.sum_mask).count("1") <= QUICK_TABLE:
+                assert (lo, hi) == subset_sum_lanes(table & rules.sum_mask, rules.value_by_rank)
+                checked += 1
+    assert checked > 500
+
+
+def test_next_sum_walks_the_ascending_submasks_with_their_values():
+    """``next_sum`` steps the value sum of the ascending submasks of a table's sum cards (``value_bytes``), as a
+    sum over each submask's cards (``mask_value``) gives it, for tables of 0..8 cards."""
+    spec = get_variant("scopa")
+    rules = spec.compile(spec.resolve({}))
+    rng = random.Random(5)
+    cards = cards_of(rules.pack & rules.sum_mask)
+    for _ in range(300):
+        avail = sum(1 << c for c in rng.sample(cards, rng.randint(0, QUICK_TABLE)))
+        values, before = value_bytes(avail, rules.value_by_rank)
+        s, i, total = 0, 0, 0
+        while True:
+            s = (s - avail) & avail
+            if s == 0:
+                break
+            total = next_sum(i, total, values, before)
+            i += 1
+            assert total == mask_value(s, rules.value_by_rank)
+        assert i == 2 ** bin(avail).count("1") - 1

@@ -56,11 +56,12 @@ from simcore.kernels.workspace import (
     SWEEPS,
     TOTALS,
     VIEW,
+    data_pointer,
     seat_space,
 )
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose
-from simcore.policies.quick import quick_choice, quick_policy
+from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import draw_bounded
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
 
@@ -220,7 +221,7 @@ def clear_deal(gs):
     gs[DS_OUT_SIDE] = -1
 
 
-@kernel
+@kernel(nrt=False)
 def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     """The cards left on the table go to the last capturer's side (none if nobody captured)."""
     if table != 0 and last_capturer >= 0:
@@ -230,7 +231,7 @@ def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     return ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
 
@@ -251,6 +252,9 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
     in_round = t % per_round
     status = DEAL_DONE
+    sum_mask = rules.sum_mask
+    lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)  # kept up to date by ``lanes_after``
+    ps_data = data_pointer(ps)  # for the quick policies: an array passed to an inlined helper costs NRT calls
     while t < total_plays:
         seat = mover
         mover = 0 if mover + 1 == players else mover + 1
@@ -264,7 +268,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
                 pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
-                play, take = quick_choice(ps, seat, gs[HANDS + seat], table, rs, policy, params[seat, P_EPSILON])
+                hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
+                play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if policy == POLICY_MC:
@@ -278,12 +283,12 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
         seen |= play
         t += 1
         in_round = 0 if in_round + 1 == per_round else in_round + 1
+        table = (table | play) if take == 0 else (table & ~take)
+        lo, hi = lanes_after(lo, hi, table, play, take, sum_mask, value_by_rank)
         if take == 0:
-            table |= play
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_TRAIL, 0, 0, play, 0)
             continue
-        table &= ~take
         gs[PILES + side] |= take | play
         last_capturer = seat
         kind = KIND_CAPTURE
@@ -320,7 +325,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     return status, ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``run_family``.
 
@@ -408,7 +413,7 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     return status, ne
 
 
-@kernel
+@kernel(nrt=False)
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
     """Play the deal in ``gs`` on (see ``run_family``) with the game's turn structure (``rules.turns``).
 

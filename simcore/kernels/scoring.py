@@ -215,7 +215,7 @@ def kaszino_sure_points(pile, tabla_pts):
     return total
 
 
-@kernel
+@kernel(nrt=False)
 def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     """Deal points ``points[side, category]`` of the variant (categories in ``VariantSpec.categories`` order).
 
@@ -241,7 +241,7 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     return True
 
 
-@kernel
+@kernel(nrt=False)
 def game_winner(totals, n_sides, target, last_capture_breaks_tie, last_capture_side):
     """Side that has won after a deal, or -1 (RULES.md A.5).
 

@@ -140,8 +140,9 @@ def sample_base(ps):
 
 
 @intrinsic
-def _data_pointer(typingctx, arr):
-    """The data pointer of an array, typed by its dtype (for ``borrow``)."""
+def data_pointer(typingctx, arr):
+    """The data pointer of an array, typed by its dtype (for ``borrow``; the deal loop hands it to the quick
+    policies: a pointer, unlike an array, carries no reference count into an inlined helper)."""
     if not isinstance(arr, types.Array):
         return None
     sig = types.CPointer(arr.dtype)(arr)
@@ -160,7 +161,7 @@ def borrow(arr):
     outlives every use of the view: passing the view to helpers costs a null test instead of two atomic
     operations per call.
     """
-    return carray(_data_pointer(arr), arr.shape)
+    return carray(data_pointer(arr), arr.shape)
 
 
 def borrow_fields(tup):

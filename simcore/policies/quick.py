@@ -20,9 +20,13 @@ have moves of their own (``ace_moves``), which random decodes and greedy scores 
 
 from __future__ import annotations
 
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.captures import card_value, mask_value
+from simcore.kernels.captures import card_value
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
@@ -32,14 +36,26 @@ ACES = 0xF
 QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
 
 
-@inline_kernel
-def lanes_times(lo, hi, v):
-    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15 (selects; LLVM may still branch)."""
-    w = 8 * v
-    small = w < 64
-    s = w & 63
-    cross = ((lo >> ((64 - w) & 63)) & ((1 << s) - 1)) if small else (lo << ((w - 64) & 63))
-    return lo + ((lo << s) if small else 0), hi + ((hi << s) if small else 0) + cross
+@intrinsic
+def lanes_times(typingctx, lo, hi, v):
+    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15: ``L + (L << 8v)`` on the 128-bit
+    number ``L = lo | hi << 64``, in LLVM's i128 (shld and selects: no branch on the card's value, which a
+    misprediction per card made costly when written with ``x if small else y``)."""
+    if not all(isinstance(a, types.Integer) for a in (lo, hi, v)):
+        return None
+    sig = types.UniTuple(types.int64, 2)(lo, hi, v)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        lo_, hi_, v_ = (context.cast(builder, a, t, types.int64) for a, t in zip(args, signature.args, strict=True))
+        whole = builder.or_(builder.shl(builder.zext(hi_, i128), ir.Constant(i128, 64)), builder.zext(lo_, i128))
+        shift = builder.zext(builder.mul(v_, ir.Constant(ir.IntType(64), 8)), i128)
+        res = builder.add(whole, builder.shl(whole, shift))
+        new_lo = builder.trunc(res, ir.IntType(64))
+        new_hi = builder.trunc(builder.lshr(res, ir.Constant(i128, 64)), ir.IntType(64))
+        return context.make_tuple(builder, signature.return_type, (new_lo, new_hi))
+
+    return sig, codegen
 
 
 @inline_kernel
@@ -102,6 +118,30 @@ def singles_of(c, table, priority, sum_mask, rank_only):
 
 
 @inline_kernel
+def value_bytes(avail, value_by_rank):
+    """(values, before): byte j of ``values`` = capture value of the j-th lowest card of ``avail`` (at most 8
+    cards), byte j of ``before`` = sum of the values of the cards below it (a multiplication: no carries, since
+    the sums stay under 256)."""
+    values = 0
+    shift = 0
+    while avail != 0:
+        c = lowest(avail)
+        avail ^= 1 << c
+        values |= card_value(c, value_by_rank) << shift
+        shift += 8
+    return values, values * 0x0101010101010100
+
+
+@inline_kernel
+def next_sum(i, total, values, before):
+    """Value sum of subset ``i + 1`` of the cards of ``value_bytes`` from that of subset ``i`` (bit j = the j-th
+    card): counting up clears the trailing ones of ``i`` (the cards below bit b) and sets bit b. So the walk over
+    the submasks of a table in ascending order costs a few operations a step, not a sum over the cards."""
+    b = 8 * lowest(~i)
+    return total + ((values >> b) & 255) - ((before >> b) & 255)
+
+
+@inline_kernel
 def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
@@ -109,12 +149,17 @@ def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
         return nth_bit(singles, idx)
     v = card_value(c, value_by_rank)
     avail = table & sum_mask & up_to_rank(c)
+    values, before = value_bytes(avail, value_by_rank)
     s = 0
+    i = 0
+    total = 0
     while True:
-        s = (s - avail) & avail  # next submask, ascending
+        s = (s - avail) & avail  # next submask, ascending: subset i + 1 of ``value_bytes``
         if s == 0:
             return 0
-        if mask_value(s, value_by_rank) == v:
+        total = next_sum(i, total, values, before)
+        i += 1
+        if total == v:
             if idx == 0:
                 return s
             idx -= 1
@@ -201,6 +246,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     ace_on_empty = rs[6]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
+    values, before, have_values = 0, 0, False
     rest = hand
     while rest != 0:
         c = lowest(rest)
@@ -237,16 +283,23 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if score > best:
                     best_play, best_take, best = play, t, score
             continue
+        if not have_values:  # the table's sum cards: each card's ``avail`` is a prefix of them
+            values, before = value_bytes(table & sum_mask, value_by_rank)
+            have_values = True
         v = card_value(c, value_by_rank)
         avail = table & sum_mask & up_to_rank(c)
-        s = (0 - avail) & avail
+        s = 0
+        i = 0
+        total = 0
         while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
-            if mask_value(s, value_by_rank) == v:
+            s = (s - avail) & avail
+            total = next_sum(i, total, values, before)
+            i += 1
+            if total == v:
                 cap -= 1
                 score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
                 if score > best:
                     best_play, best_take, best = play, s, score
-            s = (s - avail) & avail
     if captures == 0 and forced != FORCED_NONE and forced != FORCED_CARD:  # forced=player, nothing captures
         rest = hand
         while rest != 0:
@@ -268,13 +321,34 @@ def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
     with no draw made when the table is too large (Foracio's aces, ``rs[5]``: ace_sweeps, have moves of their own,
     which random and greedy count and score themselves)."""
-    avail = table & rs[2]
-    if popcount(avail) > QUICK_TABLE:
+    lo, hi = subset_sum_lanes(table & rs[2], rs[3])
+    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi)
+
+
+@inline_kernel
+def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
+    """``quick_choice`` with the table's lanes (``subset_sum_lanes``) given: the deal loop keeps them up to date
+    (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
+    ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
+    loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
+    if popcount(table & rs[2]) > QUICK_TABLE:
         return -1, 0
-    lo, hi = subset_sum_lanes(avail, rs[3])
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
         return quick_greedy(ps, hand, table, rs, lo, hi)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
+
+
+@inline_kernel
+def lanes_after(lo, hi, table, play, take, sum_mask, value_by_rank):
+    """The lanes of the table after a play (``table``: the table after it): a trail of a sum card multiplies them
+    by (1 + x**value), a capture rebuilds them from what is left. Exact while the table holds at most
+    ``QUICK_TABLE`` sum cards; above, they are wrong until the next capture rebuilds them, and unused."""
+    if take != 0:
+        return subset_sum_lanes(table & sum_mask, value_by_rank)
+    c = lowest(play)
+    new_lo, new_hi = lanes_times(lo, hi, card_value(c, value_by_rank))
+    summed = (sum_mask >> c) & 1 != 0
+    return (new_lo if summed else lo), (new_hi if summed else hi)
