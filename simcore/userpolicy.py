@@ -55,13 +55,13 @@ if _name not in _sys.modules:
 _mod = _sys.modules[_name]
 for _key, _obj in list(vars(_mod).items()):  # the file's own helpers are compiled too: no decorator needed
     if getattr(_obj, "__module__", None) == _name and type(_obj).__name__ == "function":
-        setattr(_mod, _key, _numba.njit(cache=True, nogil=True, error_model="numpy")(_obj))
+        setattr(_mod, _key, _numba.njit(cache={cache}, nogil=True, error_model="numpy")(_obj))
 _policy = getattr(_mod, {function!r})
 if not hasattr(_policy, "py_func"):
-    _policy = _numba.njit(cache=True, nogil=True, error_model="numpy")(_policy)
+    _policy = _numba.njit(cache={cache}, nogil=True, error_model="numpy")(_policy)
 
 
-@_numba.cfunc(_SIG, cache=True, nogil=True, error_model="numpy")
+@_numba.cfunc(_SIG, cache={cache}, nogil=True, error_model="numpy")
 def entry(ps_ptr, seat, n_moves, params_ptr):
     view, rules, moves, rng, params = _windows(ps_ptr, seat, n_moves, params_ptr, {n_params})
     return _policy(view, rules, moves, rng, params)
@@ -231,7 +231,10 @@ def compiled(source: UserSource):
         return _COMPILED[key]
     module_of(source.path, source.text)  # the copy exists and is imported
     sha = source.sha256[:24]
-    wrapper = store() / f"w{sha}_{source.function}_{len(source.parameters)}_v{WRAPPER_VERSION}.py"
+    from simcore._jit import CACHE
+
+    cached = "c" if CACHE else "n"  # SCOPASIM_NO_CACHE=1 compiles user policies without Numba's cache too
+    wrapper = store() / f"w{sha}_{source.function}_{len(source.parameters)}_{cached}{WRAPPER_VERSION}.py"
     _write_once(
         wrapper,
         _WRAPPER.format(
@@ -241,6 +244,7 @@ def compiled(source: UserSource):
             copy=str(store() / f"u{sha}.py"),
             function=source.function,
             n_params=len(source.parameters),
+            cache=CACHE,
         ),
     )
     name = f"scopasim_userwrap_{wrapper.stem}"
