@@ -290,7 +290,7 @@ class Game:
         self._need_decision()
         s, seat = self._s, self.seat
         assert seat is not None
-        ids, params = self._ids, self._params
+        ids, params, choice = self._ids, self._params, None
         if policy is not None:
             c = self.config
             choice = parse_policy(policy, c.variant, c.rules, c.sources)
@@ -308,21 +308,37 @@ class Game:
             index = int(s.ps[FAULT_VALUE]) if fault == FAULT_USER_MOVE else index
             s.ps[FAULT] = 0
             s.ps[RNG : SUBSTREAM + 4] = saved
-            raise ConfigError(self._illegal(policy or self.config.policies[seat], index, n_moves))
+            choice = choice if policy is not None else self._choices[seat]
+            label = policy or self.config.policies[seat]
+            raise ConfigError(self._illegal(label, index, n_moves, choice, saved, params[seat]))
         if not consume:
             s.ps[RNG : SUBSTREAM + 4] = saved
         return index
 
-    def _illegal(self, label: str, index: int, n_moves: int) -> str:
-        """The one-line error for a policy's illegal index: where in the game it happened."""
-        v = self.view_array()
+    def _illegal(self, label: str, index: int, n_moves: int, choice: Any, saved: np.ndarray, row: np.ndarray) -> str:
+        """The one-line error for a policy's illegal index (or exception): where in the game it happened."""
+        from simcore import userpolicy
         from simcore.policies import api
 
+        v = self.view_array()
+        what = f"returned {index}, not a legal move index (0..{n_moves - 1})"
+        if index == userpolicy.RAISED and choice.source is not None:
+            arrays = self._arrays(saved, row[: len(choice.params)])
+            what = f"raised {userpolicy.raised_message(choice.source, arrays)}"
         return (
-            f"policy {label} returned {index}, not a legal move index (0..{n_moves - 1}): game {self.index}, "
-            f"decision {self._decisions} (deal {v[api.DEAL]}, play {v[api.PLAY]}, seat {v[api.SEAT]}); "
-            f"see it with scopasim trace --game {self.index}"
+            f"policy {label} {what}: game {self.index}, decision {self._decisions} (deal {v[api.DEAL]}, "
+            f"play {v[api.PLAY]}, seat {v[api.SEAT]}); see it with scopasim trace --game {self.index}"
         )
+
+    def _arrays(self, saved: np.ndarray, row: np.ndarray) -> tuple:
+        """Copies of what the seat's policy received (its stream as it was before the call)."""
+        from simcore.kernels.workspace import MOVES, TCARDS, WEIGHT
+
+        ps, seat = self._s.ps, int(self.seat or 0)
+        n = len(self.moves())
+        rng = saved[1 + seat : 2 + seat].copy()  # ``saved`` is ps[RNG : SUBSTREAM + 4]
+        moves = ps[MOVES : MOVES + 2 * n].reshape(n, 2).copy()
+        return self.view_array(), ps[WEIGHT:TCARDS].copy(), moves, rng, row.copy()
 
     def step(self) -> int:
         """Play the seat's own policy's move; returns its index."""

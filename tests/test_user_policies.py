@@ -296,3 +296,19 @@ def test_the_view_a_policy_reads_ends_before_the_engine_slots():
 
     assert policy_api.VIEW_SIZE == VIEW_N_MOVES + 1 <= FAULT_VALUE - VIEW < FAULT
     assert policy_api.RULES_SIZE == 72 and policy_api.VIEW_VERSION == 1
+
+
+def test_error_an_exception_in_the_policy_is_named(tmp_path):
+    """A compiled callback cannot raise: the game loop sees an illegal index, and the replay runs the policy as
+    plain Python at that decision to name the exception."""
+    text = (
+        "def raiser(view, rules, moves, rng, params):\n"
+        "    if view[7] == 3:\n"
+        "        raise ValueError('no good move')\n"
+        "    return 0\n"
+    )
+    path = write(tmp_path, "raiser.py", text)
+    config = RunConfig.create("scopa", policies=["greedy", f"{path}:raiser"], games=5, seed=1)
+    named = r"raiser\.py:raiser raised ValueError: no good move: game 0, decision \d+ \(deal \d+, play 3, seat 1\)"
+    with pytest.raises(ConfigError, match=named):
+        api.play_chunk(config, np.arange(5))
