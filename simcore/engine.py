@@ -153,6 +153,10 @@ def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: thr
 
 def _launch(threads: int, args: tuple, control: np.ndarray) -> None:
     numba.set_num_threads(threads)  # the caller's setting: Numba's thread count is per calling thread
+    # The blocks of games are handed to the threads one at a time, not in one contiguous share each: a thread
+    # slowed by other work (the writer thread encoding the previous chunk, another process) then plays fewer
+    # blocks instead of leaving the others idle at the end of the chunk. Rows do not depend on the schedule.
+    numba.set_parallel_chunksize(1)
     run_games(*args, control)
 
 
