@@ -10,8 +10,9 @@ Prints the figures of issue 11's targets, each measured in this run next to what
 * the warm start of ``scopasim simulate --games 1000`` and the whole ``scopasim simulate`` of 10^6 games next to
   the kernels alone on the same chunks; peak memory of runs of 10^5 to 10^7 games;
 * decisions/s of every policy (lookahead and mc against 3x the figures the issue quotes);
-* then the sections of ``benchmarks.memory`` (memory of the analysis of those runs) and
-  ``benchmarks.stop_latency`` (seconds from a signal to the exit).
+* then the sections of ``benchmarks.memory`` (memory of the analysis of those runs),
+  ``benchmarks.stop_latency`` (seconds from a signal to the exit), ``benchmarks.variance_gain`` and
+  ``benchmarks.user_policies`` (a user-written greedy next to the built-in one, and its compile time).
 
 Compile time, start-up time, peak memory and the one-thread comparisons run in fresh subprocesses, because each
 is a property of a whole process (or of its thread count); the thread scaling and the policies are measured in
@@ -605,7 +606,7 @@ def run_sections(quick: bool, runs: Path, sizes: list[int], folder: Path) -> dic
     """The standalone benchmarks as sections of this report: ``benchmarks.memory`` on the runs the peak memory
     section wrote (reused, not simulated again), ``benchmarks.stop_latency`` and ``benchmarks.variance_gain``
     (smaller settings with --quick)."""
-    from benchmarks import memory, stop_latency, variance_gain
+    from benchmarks import memory, stop_latency, user_policies, variance_gain
 
     out: dict[str, Any] = {}
     print("\n== Analysis memory (python -m benchmarks.memory) ==", flush=True)
@@ -617,6 +618,10 @@ def run_sections(quick: bool, runs: Path, sizes: list[int], folder: Path) -> dic
     out["stop_latency"] = json.loads((folder / "stop.json").read_text())
     print("\n== Pairing and control-variate gains (python -m benchmarks.variance_gain) ==", flush=True)
     variance_gain.main(["--games", "20000" if quick else "100000"])
+    print("\n== User-written policies (python -m benchmarks.user_policies) ==", flush=True)
+    user_games = ["--games", "20000", "--reps", "3"] if quick else []
+    user_policies.main([*user_games, "--json", str(folder / "user.json")])
+    out["user_policies"] = json.loads((folder / "user.json").read_text())
     return out
 
 

@@ -55,7 +55,8 @@ Policies = Annotated[
     typer.Option(
         "--policy",
         metavar="POLICY",
-        help="Policy of a seat, NAME or NAME:KEY=VALUE,... (see `scopasim policies VARIANT`), in seat order; give "
+        help="Policy of a seat, NAME or NAME:KEY=VALUE,... (see `scopasim policies VARIANT`), or a policy you wrote, "
+        "FILE.py:FUNCTION[:KEY=VALUE,...] (see `scopasim policies VARIANT --file FILE.py`), in seat order; give "
         "it once for every seat, or once per seat. [default: greedy]",
     ),
 ]
@@ -184,11 +185,14 @@ def _agreeing(
             raise differ("--rule", f"{key}={value}", f"{key}={own_text}", "rule")
     if policies:
         try:
-            labels = RunConfig.create(config.variant, policies=policies, rules=config.rules, games=1, seed=0).policies
+            given_config = RunConfig.create(config.variant, policies=policies, rules=config.rules, games=1, seed=0)
         except ConfigError as exc:
             raise ConfigError(f"--policy: {exc}") from None
-        if labels != config.policies:
+        if given_config.policies != config.policies:
             raise differ("--policy", " ".join(policies), ", ".join(config.policies), "policies")
+        for path, text in given_config.sources.items():
+            if config.sources.get(path) != text:
+                raise ConfigError(f"--policy: the policy file {path} has changed since {name} was played with it")
     return config
 
 

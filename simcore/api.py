@@ -78,7 +78,12 @@ def play_chunk(
 
     ids, params = policy_arrays(config.policy_choices(), config.rules)
     rules = config.compiled_rules()
-    return engine.play(rules, config.seed, games, ids, params, trace=trace, progress=progress, stop=stop)
+    try:
+        return engine.play(rules, config.seed, games, ids, params, trace=trace, progress=progress, stop=stop)
+    except engine.UserMoveError as fault:
+        from simcore.play import explain_fault
+
+        raise ConfigError(explain_fault(config, fault.game)) from None
 
 
 def warm_up(config: RunConfig) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from simcore.errors import ConfigError, shown
@@ -34,7 +35,9 @@ class RunConfig:
     """A run: variant, resolved rules, one policy per seat, number of games, master seed, chunk size.
 
     Game ``i`` of a run depends only on (variant, rules, policies, seed, i); the chunk size only decides how the
-    games are grouped into part files.
+    games are grouped into part files. ``sources`` holds the text of every user policy file the policies name
+    (path as given -> text): it travels with the config (to a cluster's workers, into the manifest), so a run
+    says exactly which code played, and a changed file is a different config (``--resume`` refuses it).
     """
 
     variant: str
@@ -43,6 +46,7 @@ class RunConfig:
     games: int
     seed: int
     chunk_size: int = DEFAULT_CHUNK
+    sources: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(
@@ -55,10 +59,12 @@ class RunConfig:
         games: int = 1_000_000,
         seed: int = 0,
         chunk_size: int = DEFAULT_CHUNK,
+        sources: Mapping[str, str] | None = None,
     ) -> RunConfig:
         """Validate user input into a config. One policy is used for every seat.
 
-        ``players`` and a ``players`` rule are the same setting: given both, they must agree.
+        ``players`` and a ``players`` rule are the same setting: given both, they must agree. A user policy's
+        file is read from ``sources`` (path -> text) when it is there, else from disk.
         """
         spec = get_variant(variant)
         overrides = dict(rules or {})
@@ -78,11 +84,13 @@ class RunConfig:
             raise ConfigError(
                 f"{len(policies)} policies given for {n_players} players: give one policy, or one per seat"
             )
-        labels = tuple(parse_policy(p, spec.name, resolved).label for p in policies)
+        choices = [parse_policy(p, spec.name, resolved, sources) for p in policies]
+        labels = tuple(c.label for c in choices)
+        texts = {c.source.path: c.source.text for c in choices if c.source is not None and not c.spec.file}
         whole("games", games, 1, MAX_GAMES)
         whole("seed", seed, 0, MAX_SEED)
         whole("chunk size", chunk_size, 1, MAX_CHUNK)
-        return cls(spec.name, resolved, labels, games, seed, chunk_size)
+        return cls(spec.name, resolved, labels, games, seed, chunk_size, texts)
 
     @property
     def spec(self) -> VariantSpec:
@@ -96,7 +104,7 @@ class RunConfig:
         return self.spec.compile(self.rules)
 
     def policy_choices(self) -> list[PolicyChoice]:
-        return [parse_policy(p, self.variant, self.rules) for p in self.policies]
+        return [parse_policy(p, self.variant, self.rules, self.sources) for p in self.policies]
 
     @property
     def n_chunks(self) -> int:
@@ -111,6 +119,12 @@ class RunConfig:
         d = asdict(self)
         d["rules"] = dict(self.rules)
         d["policies"] = list(self.policies)
+        del d["sources"]
+        if self.sources:  # only runs with user policies carry the key, so older manifests still compare equal
+            d["sources"] = {
+                path: {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "text": text}
+                for path, text in sorted(self.sources.items())
+            }
         return d
 
     @classmethod
@@ -123,4 +137,5 @@ class RunConfig:
             games=d["games"],
             seed=d["seed"],
             chunk_size=d["chunk_size"],
+            sources={path: entry["text"] for path, entry in d.get("sources", {}).items()},
         )

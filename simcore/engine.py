@@ -31,7 +31,14 @@ from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
-from simcore.kernels.workspace import FAULT_MOVES, FAULT_POLICY, FAULT_VARIANT, MOVES, move_space_size
+from simcore.kernels.workspace import (
+    FAULT_MOVES,
+    FAULT_POLICY,
+    FAULT_USER_MOVE,
+    FAULT_VARIANT,
+    MOVES,
+    move_space_size,
+)
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD, Rules
 
 DEFAULT_DEAL_SLOTS = 16
@@ -39,6 +46,15 @@ EVENTS_PER_DEAL = 64
 POLL_SECONDS = 0.05  # longest a signal waits for the main thread; also the progress reports' period
 
 _launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopasim-kernel")
+
+
+class UserMoveError(ConfigError):
+    """A user policy returned an index that is not a legal move in game ``game`` (``simcore.userpolicy``
+    replays the game to say which decision)."""
+
+    def __init__(self, game: int):
+        super().__init__(f"game {game}: a user policy returned an index that is not a legal move")
+        self.game = game
 
 
 class StoppedError(Exception):
@@ -205,7 +221,7 @@ def numba_without_scipy_blas() -> Iterator[None]:
 
 def check_faults(rules: Rules, games: np.ndarray, overflow: np.ndarray) -> None:
     """Raise the error of the first game the kernels could not play (``ChunkOut.overflow`` fault codes)."""
-    for code in (FAULT_VARIANT, FAULT_POLICY, FAULT_MOVES):
+    for code in (FAULT_VARIANT, FAULT_POLICY, FAULT_USER_MOVE, FAULT_MOVES):
         hit = overflow == code
         if not hit.any():
             continue
@@ -216,6 +232,8 @@ def check_faults(rules: Rules, games: np.ndarray, overflow: np.ndarray) -> None:
             )
         if code == FAULT_POLICY:
             raise ConfigError(f"game {game}: a seat's policy id is not a known policy (or its rollout policy)")
+        if code == FAULT_USER_MOVE:
+            raise UserMoveError(game)
         raise ConfigError(
             f"game {game} reached a position with more than {rules.max_moves:,} legal moves (Kaszinó exchanges "
             "without a value cap on a very large table); set max_sum (e.g. 13) or keep forced_capture=player"

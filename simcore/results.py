@@ -557,4 +557,11 @@ def _new_manifest(config: RunConfig) -> dict[str, Any]:
 
 def describe_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
     keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
-    return ", ".join(f"{k}: {old.get(k)!r} then, {new.get(k)!r} now" for k in keys)
+    return ", ".join(f"{k}: {_brief(k, old.get(k))!r} then, {_brief(k, new.get(k))!r} now" for k in keys)
+
+
+def _brief(key: str, value: Any) -> Any:
+    """A config value as a message shows it: user policy files by their hashes, not their whole text."""
+    if key == "sources" and isinstance(value, dict):
+        return {path: f"sha256 {entry.get('sha256', '?')[:12]}" for path, entry in value.items()}
+    return value

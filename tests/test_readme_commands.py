@@ -194,6 +194,7 @@ def test_every_readme_command_runs(tmp_path, monkeypatch):
     names = [c[0] for c in commands]
     assert len(commands) >= 20 and {"simulate", "tournament", "analyze", "balance", "report", "trace"} <= set(names)
     monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")  # as in a clone: the README's policy files
     cpu = time.process_time()
     failures, writers, created = [], {}, []
     for argv in commands:

@@ -1,7 +1,9 @@
-"""``scopasim policies VARIANT``: the playing policies, what they do, and their parameters in that game."""
+"""``scopasim policies VARIANT``: the playing policies, what they do, and their parameters in that game; with
+``--file FILE.py``, the policies a user's file defines (``simcore.userpolicy``) and their parameters."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,11 +31,42 @@ def parameter_text(policy: PolicySpec, variant: str) -> str:
     return "; ".join(parts)
 
 
+def file_policies(path: Path, variant: str) -> None:
+    """Print the policies of a user's file: each checked and compiled for ``variant``, with its parameters."""
+    from simcore import userpolicy
+    from simcore.policies import parse_policy
+
+    text = userpolicy.read_text(str(path))
+    names = userpolicy.policy_functions(userpolicy.module_of(str(path), text))
+    console = render.console()
+    table = Table(title=f"{path}: policies (--policy {path}:FUNCTION or {path}:FUNCTION:key=value,...)")
+    table.add_column("policy", no_wrap=True)
+    table.add_column("what it does", overflow="fold")
+    table.add_column("parameters (defaults)", overflow="fold")
+    for name in names:
+        choice = parse_policy(f"{path}:{name}", variant)
+        table.add_row(choice.spec.name, choice.spec.doc, _values(choice.params) or "none")
+    render.print_table(console, table)
+    if not names:
+        console.print(f"{path} defines no function of the five policy arguments (view, rules, moves, rng, params)")
+
+
 def policies(
     variant: Annotated[str, typer.Argument(metavar="VARIANT", help="Game, e.g. scopa.")] = "scopa",
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            metavar="FILE.py",
+            help="List the policies of a policy file you wrote instead. [default: none: the built-in policies]",
+        ),
+    ] = None,
 ) -> None:
     """List the playing policies and their parameters in a game (--policy NAME:key=value,...)."""
     spec = get_variant(variant)
+    if file is not None:
+        file_policies(file, spec.name)
+        return
     console = render.console()
     table = Table(title=f"{spec.title}: policies (--policy NAME or NAME:key=value,...)")
     table.add_column("policy", no_wrap=True)

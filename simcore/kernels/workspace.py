@@ -107,6 +107,7 @@ MAX_SAMPLES = 256
 FAULT_MOVES = 3  # a position had more legal moves than the buffer holds (Kaszinó without a value cap)
 FAULT_VARIANT = 4  # ``Rules.variant`` is no registered game's id
 FAULT_POLICY = 5  # a seat's policy id (or a Monte Carlo seat's rollout policy) is no known policy
+FAULT_USER_MOVE = 6  # a user-written policy returned an index that is not a legal move (simcore.policies.usercall)
 
 
 def move_space_size(max_moves: int) -> int:

@@ -1,6 +1,7 @@
 """Registry of playing policies: names, kernel ids and parameter schemas.
 
-A policy is given per seat as ``name`` or ``name:key=value,key=value``. The kernels receive an int64 id per
+A policy is given per seat as ``name`` or ``name:key=value,key=value``, or, for a user-written policy, as
+``path/to/file.py:function[:key=value,...]`` (``simcore.userpolicy``). The kernels receive an int64 id per
 seat and a float64 row of parameters per seat (``MAX_PARAMS`` wide; the layout is in
 ``simcore.policies.heuristics``). The point policies' parameters are the game's own scoring weights
 (``simcore.policies.weights``), so they are checked against the variant.
@@ -38,7 +39,9 @@ from simcore.policies.kernels import (
     POLICY_RANDOM,
     POLICY_RANDOM_CARD,
     POLICY_TARTALUCA,
+    POLICY_USER,
 )
+from simcore.policies.usercall import P_ADDRESS
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
 # (each game's ``VariantSpec.weights``: the cards' points, ``card``, the counted suit, ``hold``).
@@ -67,6 +70,7 @@ class PolicySpec:
     doc: str
     reads: tuple[str, ...] = ()
     games: tuple[str, ...] = ()  # the games it plays; () = every game
+    file: str = ""  # a built-in written against the public API: its module in this package (``simcore.userpolicy``)
 
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
         """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
@@ -129,6 +133,13 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
         PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
         PolicySpec("random_card", POLICY_RANDOM_CARD, "a hand card uniformly, then one of its moves (Scimmietta)"),
+        PolicySpec(
+            "careful",
+            POLICY_USER,
+            "greedy that will not leave a table one unseen card can sweep, if it can help it (written against the "
+            "public policy API: simcore/policies/careful.py)",
+            file="careful.py",
+        ),
     )
 }
 
@@ -153,11 +164,12 @@ class PolicyChoice:
     spec: PolicySpec
     variant: str
     params: dict[str, float]
+    source: Any = None  # a user policy's ``simcore.userpolicy.UserSource`` (its file's text and hash), else None
 
     @property
     def label(self) -> str:
         """Canonical text: the name, then the parameters that differ from the defaults."""
-        default = self.spec.all_params(self.variant)
+        default = self.source.defaults if self.source is not None else self.spec.all_params(self.variant)
         changed = {k: v for k, v in self.params.items() if v != default[k]}
         if not changed:
             return self.spec.name
@@ -211,11 +223,22 @@ def _split(name: str, rest: str) -> dict[str, str]:
     return given
 
 
-def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | None = None) -> PolicyChoice:
+def parse_policy(
+    text: str,
+    variant: str = "scopa",
+    rules: Mapping[str, Any] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> PolicyChoice:
     """Parse ``name`` or ``name:key=value,...`` for a game; unknown names, keys or values are a ConfigError.
 
-    A parameter is accepted only if the policy's kernel reads it (with ``rules``, under those rules too).
+    A parameter is accepted only if the policy's kernel reads it (with ``rules``, under those rules too). A user
+    policy ``file.py:function[:...]`` is read from ``sources`` (file path -> recorded text) when it is there,
+    else from the file.
     """
+    from simcore import userpolicy
+
+    if userpolicy.is_user_spec(text):
+        return _parse_user(text, variant, sources or {})
     name, colon, rest = (part.strip() for part in text.partition(":"))
     if not name:
         raise ConfigError(f"policy {shown(text)}: no policy name (known policies: {', '.join(POLICIES)})")
@@ -224,6 +247,8 @@ def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | N
     spec = POLICIES[name]
     if spec.games and variant not in spec.games:
         raise ConfigError(f"policy {name} plays only {', '.join(spec.games)}, not {variant}")
+    if spec.file:
+        return _parse_packaged(spec, text, rest, variant)
     if colon and not rest:
         raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {name}:key=value,...)")
     given = _split(name, rest) if rest else {}
@@ -240,6 +265,42 @@ def parse_policy(text: str, variant: str = "scopa", rules: Mapping[str, Any] | N
             raise ConfigError(f"policy {name}: {key} is read only with --rule {bound[0]}={str(bound[1]).lower()}")
         params[key] = number
     return PolicyChoice(spec, variant, params)
+
+
+def _parse_packaged(spec: PolicySpec, text: str, rest: str, variant: str) -> PolicyChoice:
+    """A built-in policy written against the public API: its module of this package, loaded as a user file."""
+    from pathlib import Path
+
+    from simcore import userpolicy
+
+    if text.strip().endswith(":"):
+        raise ConfigError(f"policy {shown(text)}: no parameters after ':' (expected {spec.name}:key=value,...)")
+    source = userpolicy.load(str(Path(__file__).parent / spec.file), spec.name)
+    return _user_choice(spec, source, rest, variant)
+
+
+def _parse_user(text: str, variant: str, sources: Mapping[str, str]) -> PolicyChoice:
+    """A user policy: the file's function checked and compiled, its ``PARAMETERS`` with the values given."""
+    from simcore import userpolicy
+
+    path, function, rest = userpolicy.split_spec(text)
+    source = userpolicy.load(path, function, sources.get(path))
+    return _user_choice(PolicySpec(source.name, POLICY_USER, source.doc), source, rest, variant)
+
+
+def _user_choice(spec: PolicySpec, source: Any, rest: str, variant: str) -> PolicyChoice:
+    from simcore import userpolicy
+
+    label = spec.name
+    given = _split(label, rest) if rest else {}
+    params = source.defaults
+    for key, value in given.items():
+        if key not in params:
+            names = ", ".join(params) or "none"
+            raise ConfigError(f"policy {label}: unknown parameter {shown(key)} (its PARAMETERS: {names})")
+        params[key] = _number(label, key, value)
+    userpolicy.compiled(source)  # compile errors surface here, when the run is configured
+    return PolicyChoice(spec, variant, params, source)
 
 
 def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> str:
@@ -265,6 +326,12 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
     ids = np.array([c.spec.policy_id for c in choices], dtype=np.int64)
     params = np.zeros((len(choices), MAX_PARAMS), dtype=np.float64)
     for seat, c in enumerate(choices):
+        if c.source is not None:  # a user policy: its parameters in PARAMETERS order, then its address
+            from simcore import userpolicy
+
+            params[seat, : len(c.params)] = list(c.params.values())
+            params[seat, P_ADDRESS] = float(userpolicy.address(c.source))
+            continue
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
         row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params

@@ -12,6 +12,7 @@ from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
 from simcore.policies.heuristics import P_EPSILON, choose_lookahead, choose_points
 from simcore.policies.published import choose_furbo, choose_random_card, choose_tartaluca
+from simcore.policies.usercall import choose_user
 from simcore.rng import bounded
 
 POLICY_RANDOM = 0
@@ -24,6 +25,7 @@ POLICY_ROLLOUT = 6  # epsilon-greedy: the Monte Carlo rollouts' policy
 POLICY_FURBO = 7  # simcore.policies.published
 POLICY_TARTALUCA = 8
 POLICY_RANDOM_CARD = 9
+POLICY_USER = 10  # a user-written policy, called through its address (simcore.policies.usercall)
 
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
@@ -71,6 +73,8 @@ def choose(ps, policy_id, params, n_moves, seat):
         return choose_points(ps, params, seat, n_moves, policy_id == POLICY_DEFENSIVE)
     if policy_id == POLICY_LOOKAHEAD:
         return choose_lookahead(ps, params, seat, n_moves)
+    if policy_id == POLICY_USER:
+        return choose_user(ps, params, n_moves, seat)
     if policy_id == POLICY_ROLLOUT:
         if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
             return bounded(ps, RNG + 1 + seat, n_moves)

@@ -1,0 +1,183 @@
+"""The public policy API (``VIEW_VERSION`` 1): what a user-written policy receives, and helpers it may call.
+
+A policy is a plain Python function compiled by Numba (``simcore.userpolicy``)::
+
+    def my_policy(view, rules, moves, rng, params) -> int
+
+and returns the index of a legal move, ``0 <= i < moves.shape[0]``. Its arguments are windows onto the seat's
+decision space ``ps`` that the game loop already fills for the built-in policies (``simcore.kernels.deal``
+``prepare``, ``simcore.kernels.game`` ``fill_rule_info``); nothing is copied, and nothing of the game state (other
+hands, the stock) is reachable from them:
+
+* ``view``: int64[VIEW_SIZE], read-only: what the seat to move may know (slots below).
+* ``rules``: int64[RULES_SIZE], read-only: each card's heuristic weight (``rules[c]``, card id ``c``), then the
+  rule values a policy may need (``R_*`` slots).
+* ``moves``: int64[n_moves, 2], read-only: the legal moves in canonical order, ``(played mask, taken mask)``;
+  a trail takes 0.
+* ``rng``: int64[1]: the seat's own random stream; draw with :func:`draw` (the engine's unbiased bounded draw).
+* ``params``: float64[n], read-only: the policy's parameters, in the order of its file's ``PARAMETERS`` dict.
+
+Cards are ids ``(rank - 1) * 4 + suit`` (suits c=0, d=1, h=2, s=3), and a set of cards is an int64 bitmask. A
+read-only array cannot be written: Numba refuses such a policy when it compiles it. The slot numbers below never
+change within a ``VIEW_VERSION``; a change of meaning or layout is a new version.
+"""
+
+from __future__ import annotations
+
+from numba import carray, types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+
+from simcore._jit import inline_kernel
+from simcore.kernels import deal as _deal
+from simcore.kernels import workspace as _ws
+from simcore.kernels.bits import lowest, popcount, suit_mask
+from simcore.kernels.captures import card_value as _card_value
+from simcore.rng import bounded
+
+VIEW_VERSION = 1
+
+# ---- view slots (the same slots as simcore.kernels.deal VIEW_*: the built-in policies read them too)
+SEAT = _deal.VIEW_SEAT  # seat to move (0..players-1)
+SIDE = _deal.VIEW_SIDE  # its side (team)
+HAND = _deal.VIEW_HAND  # own hand (mask)
+TABLE = _deal.VIEW_TABLE  # table (mask)
+SEEN = _deal.VIEW_SEEN  # every card seen face up this deal, own hand and a public hand included (mask)
+STOCK = _deal.VIEW_STOCK  # cards left in the stock
+DEAL = _deal.VIEW_DEAL  # deal index in the game (0, 1, ...)
+PLAY = _deal.VIEW_PLAY  # plays already made in this deal
+PILES = _deal.VIEW_PILES  # + side (0..3): that side's capture pile this deal (mask)
+TOTALS = _deal.VIEW_TOTALS  # + side (0..3): that side's game total before this deal
+OPEN = _deal.VIEW_OPEN  # the other hand where the rules make it public (Kaszino's last round), else 0
+NEXT_COUNT = _deal.VIEW_NEXT_COUNT  # cards in the next player's hand
+LAST = _deal.VIEW_LAST  # 1 if this is the deal's last play
+HAND_COUNTS = _deal.VIEW_HAND_COUNTS  # + seat (0..3): cards in each hand
+N_MOVES = _deal.VIEW_N_MOVES  # number of legal moves
+VIEW_SIZE = N_MOVES + 1
+
+# ---- rules slots: rules[c] is card c's weight (Rules.card_weight), then the rule values
+R_WEIGHT = 0
+R_PACK = _ws.RI_PACK - _ws.WEIGHT  # the cards in play (mask)
+R_SUM_MASK = _ws.RI_SUM_MASK - _ws.WEIGHT  # cards that capture by sum (mask)
+R_VALUE_BY_RANK = _ws.RI_VALUE_BY_RANK - _ws.WEIGHT  # capture values, 4 bits per rank (use card_value)
+R_RANK_ONLY = _ws.RI_RANK_ONLY - _ws.WEIGHT  # cards that capture only an equal rank (mask)
+R_PRIORITY = _ws.RI_PRIORITY - _ws.WEIGHT  # 1: an equal single card must be taken before a sum
+R_SWEEP_MODE = _ws.RI_SWEEP_MODE - _ws.WEIGHT  # 0: a sweep scores R_SWEEP_POINTS; 1: the card's sweep value
+R_SWEEP_POINTS = _ws.RI_SWEEP_POINTS - _ws.WEIGHT
+R_SWEEP_VALUE_BY_RANK = _ws.RI_SWEEP_VALUE_BY_RANK - _ws.WEIGHT
+R_LAST_SWEEP = _ws.RI_LAST_SWEEP - _ws.WEIGHT  # 1: a sweep with the deal's last card counts
+R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # 1: aces take the whole table, with no sweep (Foracio)
+R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its card's value at once
+R_FORCED = _ws.RI_FORCED - _ws.WEIGHT
+R_ACE_ON_EMPTY = _ws.RI_ACE_ON_EMPTY - _ws.WEIGHT
+R_MAX_SUM = _ws.RI_MAX_SUM - _ws.WEIGHT
+R_MAX_HAND = _ws.RI_MAX_HAND - _ws.WEIGHT
+R_TURNS = _ws.RI_TURNS - _ws.WEIGHT  # 0: one card a turn (Scopa, Skopa, Foracio); 1: Kaszino's exchanges
+R_PLAYERS = _ws.RI_PLAYERS - _ws.WEIGHT
+R_CARDS_TARGET = _ws.RI_CARDS_TARGET - _ws.WEIGHT  # cards that settle the cards majority
+R_COUNT_SUIT = _ws.RI_COUNT_SUIT - _ws.WEIGHT  # the counted suit (coins...), or -1
+R_COUNT_SUIT_TARGET = _ws.RI_COUNT_SUIT_TARGET - _ws.WEIGHT
+RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
+
+ACES = 0xF
+
+__all__ = [
+    "VIEW_VERSION",
+    "card_rank",
+    "card_suit",
+    "card_value",
+    "draw",
+    "lowest",
+    "popcount",
+    "secured_points",
+    "suit_mask",
+    "weight_of",
+]
+
+
+# ---------------------------------------------------------------- helpers a policy may call
+# Inlined into the policy that calls them (and ``windows`` into the entry point): a non-inlined call passes every
+# field of each array argument. Measured on a 7-move position, the example greedy's ``choose`` went from 80 ns to
+# 50 ns (the built-in greedy's ``choose_greedy``: 27 ns; listing the moves: ~110 ns).
+
+
+@inline_kernel
+def draw(rng, n):
+    """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from the seat's stream ``rng`` (int64[1])."""
+    return bounded(rng, 0, n)
+
+
+@inline_kernel
+def card_rank(card):
+    """Rank 1..13 (A..K) of a card id."""
+    return (card >> 2) + 1
+
+
+@inline_kernel
+def card_suit(card):
+    """Suit 0..3 (c, d, h, s) of a card id."""
+    return card & 3
+
+
+@inline_kernel
+def card_value(rules, card):
+    """Capture value of a card in this game (what sums are made of)."""
+    return _card_value(card, rules[R_VALUE_BY_RANK])
+
+
+@inline_kernel
+def weight_of(rules, mask):
+    """Sum of the heuristic card weights of a mask (what built-in greedy breaks its ties with)."""
+    total = 0
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        total += rules[R_WEIGHT + c]
+    return total
+
+
+@inline_kernel
+def secured_points(view, rules, play, take):
+    """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
+    not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
+    points. Card points (primiera, settebello, majorities) are scored only at the end of the deal."""
+    if take == 0 or (rules[R_ACE_SWEEPS] != 0 and play & ACES):
+        return 0
+    c = lowest(play)
+    points = 0
+    if rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+        points += _card_value(c, rules[R_VALUE_BY_RANK])
+    if (view[TABLE] & ~take) == 0 and (view[LAST] == 0 or rules[R_LAST_SWEEP] != 0):
+        if rules[R_SWEEP_MODE] == 0:
+            points += rules[R_SWEEP_POINTS]
+        else:
+            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK])
+    return points
+
+
+# ---------------------------------------------------------------- the windows onto ``ps`` (engine side)
+
+
+@intrinsic
+def readonly(typingctx, arr):
+    """The same array typed read-only: Numba refuses, at compile time, a function that writes into it."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = arr.copy(readonly=True)(arr)
+
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+
+    return sig, codegen
+
+
+@inline_kernel
+def windows(ps_ptr, seat, n_moves, params_ptr, n_params):
+    """(view, rules, moves, rng, params) of a seat's decision space given by its data pointer."""
+    ps = carray(ps_ptr, (_ws.MOVES + 2 * n_moves,))
+    view = readonly(ps[_ws.VIEW : _ws.VIEW + VIEW_SIZE])
+    rules = readonly(ps[_ws.WEIGHT : _ws.TCARDS])
+    moves = readonly(ps[_ws.MOVES : _ws.MOVES + 2 * n_moves].reshape((n_moves, 2)))
+    rng = ps[_ws.RNG + 1 + seat : _ws.RNG + 2 + seat]
+    params = readonly(carray(params_ptr, (n_params,)))
+    return view, rules, moves, rng, params
