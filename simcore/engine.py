@@ -116,7 +116,7 @@ def play(
         out,
         trace,
     )
-    run_stoppable(args, progress, stop)
+    run_stoppable(args, progress, stop, run_features(rules, policy_ids))
     check_faults(rules, games, out.overflow)
     redo = np.flatnonzero(out.overflow)
     if len(redo) == 0:
@@ -125,13 +125,34 @@ def play(
     return merge_overflow(out, again, redo)
 
 
-def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: threading.Event | None) -> None:
-    """``run_games(*args, control)`` on the launcher thread, waited for in short waits (see the module docstring)."""
+def run_features(rules: Rules, policy_ids: np.ndarray) -> tuple[bool | None, ...]:
+    """What the kernels of a run must hold, as ``run_games``' last three arguments (``deal.run_deal``): the
+    one-card loop, Kaszinó's loop, and ``full``: the listed policies behind ``choose`` and the Monte Carlo seats
+    (needed by any seat that is not random or greedy), each ``True`` or ``None``. A ``None`` is a type to Numba,
+    which then compiles the run without that code: a greedy or random Scopa run compiles neither Kaszinó's loop
+    nor the policies it never calls. Each combination is compiled, and cached, once. An unknown turn structure
+    keeps both loops out, so it still raises ``FAULT_VARIANT``."""
+    from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM
+
+    quick = all(int(i) in (POLICY_RANDOM, POLICY_GREEDY) for i in np.asarray(policy_ids))
+    one_card = True if rules.turns == TURNS_ONE_CARD else None
+    exchange = True if rules.turns == TURNS_EXCHANGE else None
+    return one_card, exchange, None if quick else True
+
+
+def run_stoppable(
+    args: tuple,
+    progress: Callable[[int], None] | None,
+    stop: threading.Event | None,
+    features: tuple[bool | None, ...] = (True, True, True),
+) -> None:
+    """``run_games(*args, control, *features)`` on the launcher thread, waited for in short waits (see the module
+    docstring)."""
     if stop is not None and stop.is_set():
         raise StoppedError("stopped before the games started")
-    compile_run_games(args)
+    compile_run_games(args, features)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    future = _launcher.submit(_launch, numba.get_num_threads(), args, control)
+    future = _launcher.submit(_launch, numba.get_num_threads(), args, control, features)
     n_games, reported = len(args[0]), 0
     try:
         while not _finished(future):
@@ -151,13 +172,13 @@ def run_stoppable(args: tuple, progress: Callable[[int], None] | None, stop: thr
         progress(n_games - reported)
 
 
-def _launch(threads: int, args: tuple, control: np.ndarray) -> None:
+def _launch(threads: int, args: tuple, control: np.ndarray, features: tuple) -> None:
     numba.set_num_threads(threads)  # the caller's setting: Numba's thread count is per calling thread
     # The blocks of games are handed to the threads one at a time, not in one contiguous share each: a thread
     # slowed by other work (the writer thread encoding the previous chunk, another process) then plays fewer
     # blocks instead of leaving the others idle at the end of the chunk. Rows do not depend on the schedule.
     numba.set_parallel_chunksize(1)
-    run_games(*args, control)
+    run_games(*args, control, *features)
 
 
 def _finished(future: Future) -> bool:
@@ -180,17 +201,16 @@ def _wait_out(future: Future) -> None:
             continue
 
 
-def compile_run_games(args: tuple) -> None:
-    """Compile (or load from the cache) the batch kernel in this thread, by playing no game.
+def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None:
+    """Compile (or load from the cache) the batch kernel for ``features`` in this thread, by playing no game.
 
     Compiling takes seconds to a minute and holds the GIL; done here, a Ctrl-C meanwhile interrupts it directly.
+    Once compiled, the call plays nothing and returns at once.
     """
-    if getattr(run_games, "overloads", True):
-        return
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     with numba_without_scipy_blas():
-        run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64))
+        run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64), *features)
 
 
 #: Numba imports this when it loads its NumPy support, only to see whether BLAS exists (``numba.np.arraymath``).

@@ -144,10 +144,12 @@ class Game:
 
     def _run(self, forced: int) -> None:
         """Run the deal loop on until the next decision, or the end of the deal (then score it, go on)."""
+        from simcore.engine import run_features
         from simcore.kernels.game import DEAL_NEED, run_deal
 
+        s, features = self._s, run_features(self.rules, self._stops)  # the kernels a run with mc seats uses
         status, self._ne = run_deal(
-            self.rules, self._stops, self._params, self._s.gs, self._s.ps, self._out.events, 0, self._ne, forced
+            self.rules, self._stops, self._params, s.gs, s.ps, self._out.events, 0, self._ne, forced, *features
         )
         if status == DEAL_NEED:
             self._pending = True
@@ -298,7 +300,8 @@ class Game:
         saved = s.ps[RNG : SUBSTREAM + 4].copy()
         n_moves = int(s.ps[VIEW_N_MOVES])
         if ids[seat] == POLICY_MC:
-            index = int(choose_mc(self.rules, s, params, seat, self._out.events))
+            features = engine.run_features(self.rules, self._stops)
+            index = int(choose_mc(self.rules, s, params, seat, self._out.events, *features))
         else:
             index = int(choose(s.ps, ids[seat], params, n_moves, seat))
         fault = int(s.ps[FAULT])

@@ -64,7 +64,8 @@ def direct(config: RunConfig, games: np.ndarray):
     ids, params = policy_arrays(config.policy_choices(), config.rules)
     rules = config.compiled_rules()
     out = engine.allocate(rules, len(games), engine.DEFAULT_DEAL_SLOTS, False)
-    run_games(games, np.int64(config.seed), rules, ids, params, out, False, np.zeros(CONTROL_SIZE, np.int64))
+    control, features = np.zeros(CONTROL_SIZE, np.int64), engine.run_features(rules, ids)
+    run_games(games, np.int64(config.seed), rules, ids, params, out, False, control, *features)
     assert not out.overflow.any()  # the comparison below needs no retry
     return out
 

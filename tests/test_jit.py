@@ -63,3 +63,28 @@ def test_loading_the_kernels_does_not_import_scipy_and_leaves_numba_whole():
     result = subprocess.run([sys.executable, "-c", LOAD_SCRIPT], capture_output=True, text=True, check=True)
     assert result.stdout.split()[:4] == ["True", "False", "absent", "True"]
     assert result.stdout.split()[4] == "3.0"
+
+
+PRUNE_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    from simcore import api
+    from simcore.config import RunConfig
+    from simcore.kernels.deal import run_family, run_kaszino
+    from simcore.policies.kernels import choose, choose_quick
+    from simcore.policies.montecarlo import choose_mc
+
+    api.play_chunk(RunConfig.create("scopa", policies=["greedy", "random"], games=3, seed=1), np.arange(3))
+    print(len(run_family.signatures), len(choose_quick.signatures), len(run_kaszino.signatures),
+          len(choose.signatures), len(choose_mc.signatures))
+    """
+)
+
+
+def test_a_run_compiles_only_the_loops_and_policies_it_uses():
+    """``engine.run_features``: a greedy/random Scopa run compiles the one-card loop and the quick policies, and
+    neither Kaszinó's loop nor ``choose`` with its listed policies nor the Monte Carlo chain (about 40% of the cold
+    compile). Without the on-disk cache, so that every kernel the run needs is compiled in this process."""
+    env = {**os.environ, "SCOPASIM_NO_CACHE": "1"}
+    result = subprocess.run([sys.executable, "-c", PRUNE_SCRIPT], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["1", "1", "0", "0", "0"]

@@ -60,7 +60,7 @@ from simcore.kernels.workspace import (
     seat_space,
 )
 from simcore.policies.heuristics import P_EPSILON
-from simcore.policies.kernels import POLICY_MC, choose
+from simcore.policies.kernels import POLICY_MC, choose, choose_quick
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import draw_bounded
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
@@ -232,7 +232,7 @@ def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
 
 
 @kernel(nrt=False)
-def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
+def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
     """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
 
     Status DEAL_DONE: the deal is over (residue awarded); DEAL_OUT: a side won mid-deal (``gs[DS_OUT_SIDE]``);
@@ -275,7 +275,10 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
                 if policy == POLICY_MC:
                     status = DEAL_NEED
                     break
-                i = choose(ps, policy, params, n_moves, seat)
+                if full is not None:
+                    i = choose(ps, policy, params, n_moves, seat)
+                else:  # compiled without the listed policies (``engine.run_features``)
+                    i = choose_quick(ps, policy, params, n_moves, seat)
         if play < 0:
             play = ps[MOVES + 2 * i]
             take = ps[MOVES + 2 * i + 1]
@@ -326,7 +329,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
 
 
 @kernel(nrt=False)
-def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
+def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
     """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``run_family``.
 
     Turns alternate, a player with an empty hand waits, a tábla gives the opponent a double move (a forced
@@ -372,7 +375,10 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
                 if policy_ids[p] == POLICY_MC:
                     status = DEAL_NEED
                     break
-                i = choose(ps, policy_ids[p], params, n_moves, p)
+                if full is not None:
+                    i = choose(ps, policy_ids[p], params, n_moves, p)
+                else:  # compiled without the listed policies (``engine.run_features``)
+                    i = choose_quick(ps, policy_ids[p], params, n_moves, p)
             play = ps[MOVES + 2 * i]
             take = ps[MOVES + 2 * i + 1]
             gs[HANDS + p] &= ~play
@@ -414,14 +420,21 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
 
 
 @kernel(nrt=False)
-def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced):
+def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one_card=True, exchange=True, full=True):
     """Play the deal in ``gs`` on (see ``run_family``) with the game's turn structure (``rules.turns``).
 
-    A turn structure of no game plays nothing: it raises ``FAULT_VARIANT`` and the deal is over (a variant id of
-    no game is refused by the scoring)."""
+    ``one_card``, ``exchange`` and ``full`` say what the run needs compiled: ``None`` (a type, not a value) leaves
+    out the one-card loop, Kaszinó's loop, or the listed policies behind ``choose`` and the Monte Carlo seats, as
+    Numba prunes a branch on ``x is None`` before typing it (``engine.run_features``: a greedy Scopa run compiles
+    neither Kaszinó's loop nor the policies it never calls). The defaults compile everything. A turn structure
+    of no game, or of a game left out, plays nothing: it raises ``FAULT_VARIANT`` and the deal is over (a
+    variant id of no game is refused by the scoring)."""
+    # nested ifs: Numba prunes a condition that is only ``x is None``, not one joined to another by ``and``
     if rules.turns == TURNS_EXCHANGE:
-        return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
-    if rules.turns == TURNS_ONE_CARD:
-        return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced)
+        if exchange is not None:
+            return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+    elif rules.turns == TURNS_ONE_CARD:  # noqa: SIM102
+        if one_card is not None:
+            return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
     ps[FAULT] = FAULT_VARIANT
     return DEAL_DONE, ne

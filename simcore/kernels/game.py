@@ -57,6 +57,7 @@ from simcore.kernels.workspace import (
     DS_TABLE,
     DS_TO_MOVE,
     FAULT,
+    FAULT_POLICY,
     FAULT_VARIANT,
     GAME_STATE_SIZE,
     MAX_SAMPLES,
@@ -161,11 +162,12 @@ def make_scratch(rules, control):
 
 
 @inline_kernel
-def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, ne):
+def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, ne, one_card, exchange, full):
     """Deal and play one deal; returns (plays, redeals, events, out_side, last_capturer).
 
     ``out_side`` is the side that won in the middle of the deal, else -1. Monte Carlo seats decide between the
-    stops of ``run_deal`` (so their rollouts, which run the same loop, never call themselves).
+    stops of ``run_deal`` (so their rollouts, which run the same loop, never call themselves); a run compiled
+    without them (``full`` None: see ``run_deal``) that meets one raises ``FAULT_POLICY``.
     """
     gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
     table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
@@ -173,10 +175,13 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
     gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
     gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL] = -1, (dealer + 1) % rules.players, deal_idx
     gs[DS_TO_MOVE], gs[DS_PENDING] = (dealer + 1) % rules.players, -1
-    status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, -1)
+    status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, -1, one_card, exchange, full)
     while status == DEAL_NEED:
-        choice = choose_mc(rules, s, params, ps[VIEW + VIEW_SEAT], events)
-        status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, choice)
+        if full is None:
+            ps[FAULT] = FAULT_POLICY
+            break
+        choice = choose_mc(rules, s, params, ps[VIEW + VIEW_SEAT], events, one_card, exchange, full)
+        status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, choice, one_card, exchange, full)
     return gs[DS_T], redeals, ne, gs[DS_OUT_SIDE], gs[DS_LAST]
 
 
@@ -230,7 +235,7 @@ def fill_rule_info(ps, rules):
 
 
 @kernel
-def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
+def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full):
     """Play game ``game`` of the run seeded ``seed`` and write row ``slot`` of ``out``."""
     # Every helper below receives views without reference counts: an array argument would otherwise cost two
     # atomic operations per call (perf: 14% of greedy self-play in NRT_incref / NRT_decref).
@@ -262,7 +267,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot):
             break
         dealer = (first_dealer + deals) % players
         p, r, ne, out_side, last_capturer = play_deal(
-            deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne
+            deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne, one_card, exchange, full
         )
         if ps[FAULT] == 0:
             record_deal(slot, deals, dealer, rules, out, s, out_side >= 0)

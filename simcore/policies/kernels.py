@@ -59,26 +59,37 @@ def choose_greedy(ps, n_moves):
 
 
 @kernel
+def choose_quick(ps, policy_id, params, n_moves, seat):
+    """``choose`` for the policies of the quick path (random, greedy, the rollouts' epsilon-greedy) on listed
+    moves; any other id raises ``FAULT_POLICY`` and picks 0. A run whose seats play only these compiles this
+    instead of ``choose`` and every policy behind it (``engine.run_features``)."""
+    if policy_id == POLICY_RANDOM:
+        return bounded(ps, RNG + 1 + seat, n_moves)
+    if policy_id == POLICY_GREEDY:
+        return choose_greedy(ps, n_moves)
+    if policy_id == POLICY_ROLLOUT:
+        if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
+            return bounded(ps, RNG + 1 + seat, n_moves)
+        return choose_greedy(ps, n_moves)
+    ps[FAULT] = FAULT_POLICY
+    return 0
+
+
+@kernel
 def choose(ps, policy_id, params, n_moves, seat):
     """Index of the move the seat's policy picks among the ``n_moves`` legal moves.
 
     ``params`` is the seat's row of float parameters; the seat's random stream is ``ps[RNG + 1 + seat]``. An id
     of no policy here (``POLICY_MC`` included: it never reaches ``choose``) raises ``FAULT_POLICY`` and picks 0.
     """
-    if policy_id == POLICY_RANDOM:
-        return bounded(ps, RNG + 1 + seat, n_moves)
-    if policy_id == POLICY_GREEDY:
-        return choose_greedy(ps, n_moves)
+    if policy_id in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
+        return choose_quick(ps, policy_id, params, n_moves, seat)
     if policy_id in (POLICY_POINTS, POLICY_DEFENSIVE):
         return choose_points(ps, params, seat, n_moves, policy_id == POLICY_DEFENSIVE)
     if policy_id == POLICY_LOOKAHEAD:
         return choose_lookahead(ps, params, seat, n_moves)
     if policy_id == POLICY_USER:
         return choose_user(ps, params, n_moves, seat)
-    if policy_id == POLICY_ROLLOUT:
-        if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
-            return bounded(ps, RNG + 1 + seat, n_moves)
-        return choose_greedy(ps, n_moves)
     if policy_id == POLICY_FURBO:
         return choose_furbo(ps, params, seat, n_moves)
     if policy_id == POLICY_TARTALUCA:

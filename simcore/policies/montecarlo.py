@@ -121,7 +121,7 @@ def deal_margin(rules, state, points, work, side, status, rps):
 
 
 @kernel
-def choose_mc(rules, s, params, seat, events):
+def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full=True):
     """Index of the legal move (prepared in the decision space) with the best average rollout margin.
 
     A fault of the rollouts (an unknown rollout policy or variant, a full move buffer) is raised in ``ps[FAULT]``,
@@ -159,7 +159,9 @@ def choose_mc(rules, s, params, seat, events):
             rps[MOVES + 1] = ps[MOVES + 2 * m + 1]
             for k in range(rules.players):
                 rps[RNG + 1 + k] = split_stream(ps[STREAM_KEY + seat], first_substream + k)
-            status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, rollout, rps, events, -1, 0, 0)
+            status, _ = run_deal(
+                rules, s.rollout_ids, s.rollout_params, rollout, rps, events, -1, 0, 0, one_card, exchange, full
+            )
             values[m] += deal_margin(rules, rollout, s.points, s.work, side, status, rps)
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
