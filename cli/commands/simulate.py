@@ -112,7 +112,7 @@ def simulate(
 
             stop = PrecisionStop(precision)
         counts = render.ChunkCounts(config) if cluster is None else None  # the summary, counted as chunks are written
-        loading = "loading the kernels (the first run compiles them: about 40 s)"
+        loading = "loading the kernels (the first run compiles them: half a minute)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
         with render.progress_bar(config.games, quiet) as advance:
