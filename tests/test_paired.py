@@ -230,7 +230,9 @@ def _play_deal(config: RunConfig, dealer: int, deal_state: int, streams: list[in
     first = (dealer + 1) % rules.players
     gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
     gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = -1, first, 0, first, -1
-    status, ne = run_deal(rules, ids, params, gs, ps, events, 0, ne, -1)
+    from simcore.engine import run_features  # the kernels a run of these seats compiled, not new ones
+
+    status, ne = run_deal(rules, ids, params, gs, ps, events, 0, ne, -1, *run_features(rules, ids))
     assert status != 2 and ne < events.shape[1]  # no Monte Carlo stop; every event kept
     return events[0, :ne].copy()
 

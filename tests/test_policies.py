@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import chisquare
 
 from simcore.cards import cards_of, mask_of, parse_mask
+from simcore.engine import run_features
 from simcore.errors import ConfigError
 from simcore.kernels.game import MOVES_FAMILY, decide
 from simcore.kernels.moves import move_rules
@@ -253,7 +254,8 @@ def test_mc_cannot_see_hidden_cards(variant):
         clear_deal(s.gs)
         s.gs[DS_T], s.gs[DS_POS], s.gs[DS_N], s.gs[DS_TABLE], s.gs[DS_SEEN] = 0, pos, n, table, table
         s.gs[DS_LAST], s.gs[DS_FIRST], s.gs[DS_DEAL], s.gs[DS_TO_MOVE], s.gs[DS_PENDING] = -1, mc_seat, 0, mc_seat, -1
-        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1)
+        features = run_features(rules, ids)  # the kernels a run of these seats compiled, not new ones
+        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
         assert status == DEAL_NEED
         gs0, ps0 = s.gs.copy(), s.ps.copy()
         others = [seat for seat in range(players) if seat != mc_seat]
@@ -269,6 +271,6 @@ def test_mc_cannot_see_hidden_cards(variant):
                 s.gs[HANDS + seat] = mask_of(hidden[k : k + size])
                 k += size
             s.gs[DECK + pos : DECK + n] = hidden[k:]
-            choice = choose_mc(rules, s, params, mc_seat, events)
+            choice = choose_mc(rules, s, params, mc_seat, events, *features)
             decisions.add((int(choice), int(s.ps[RNG + 1 + mc_seat])))
         assert len(decisions) == 1
