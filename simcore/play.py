@@ -114,32 +114,14 @@ class Game:
         self._start_deal()
 
     def _start_deal(self) -> None:
-        from simcore.kernels.game import clear_deal, start_deal
-        from simcore.kernels.workspace import (
-            DS_DEAL,
-            DS_FIRST,
-            DS_LAST,
-            DS_N,
-            DS_PENDING,
-            DS_POS,
-            DS_SEEN,
-            DS_T,
-            DS_TABLE,
-            DS_TO_MOVE,
-        )
+        from simcore.kernels.game import begin_deal
 
         if self._deals == DEAL_SLOTS:
             raise ConfigError(f"game {self.index}: longer than {DEAL_SLOTS} deals, which a Game does not hold")
         gs, players = self._s.gs, self.rules.players
         self._dealer = (self._first_dealer + self._deals) % players
-        table, pos, n, redeals, self._ne = start_deal(
-            self.rules, gs, self._deals, self._dealer, self._out.events, 0, self._ne
-        )
+        redeals, self._ne = begin_deal(self.rules, gs, self._deals, self._dealer, self._out.events, 0, self._ne)
         self._redeals += int(redeals)
-        clear_deal(gs)
-        gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
-        gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL] = -1, (self._dealer + 1) % players, self._deals
-        gs[DS_TO_MOVE], gs[DS_PENDING] = (self._dealer + 1) % players, -1
         self._run(-1)
 
     def _run(self, forced: int) -> None:

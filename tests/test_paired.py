@@ -199,21 +199,8 @@ def test_pairing_interval_counts_pairs_not_games(tmp_path):
 def _play_deal(config: RunConfig, dealer: int, deal_state: int, streams: list[int]) -> np.ndarray:
     """One deal played by the engine's own deal loop from a given deal-stream state, dealer and policy streams
     (``simcore.kernels.game.play_deal`` without the Monte Carlo branch); returns its event rows."""
-    from simcore.kernels.game import EV_WIDTH, clear_deal, fill_rule_info, new_scratch, run_deal, start_deal
-    from simcore.kernels.workspace import (
-        DEAL_RNG,
-        DS_DEAL,
-        DS_FIRST,
-        DS_LAST,
-        DS_N,
-        DS_PENDING,
-        DS_POS,
-        DS_SEEN,
-        DS_T,
-        DS_TABLE,
-        DS_TO_MOVE,
-        RNG,
-    )
+    from simcore.kernels.game import EV_WIDTH, begin_deal, fill_rule_info, new_scratch, run_deal
+    from simcore.kernels.workspace import DEAL_RNG, RNG
     from simcore.policies import policy_arrays
 
     rules = config.compiled_rules()
@@ -225,11 +212,7 @@ def _play_deal(config: RunConfig, dealer: int, deal_state: int, streams: list[in
         ps[RNG + 1 + seat] = state
     gs[DEAL_RNG] = deal_state
     events = np.zeros((1, 4096, EV_WIDTH), np.int64)
-    table, pos, n, _, ne = start_deal(rules, gs, 0, dealer, events, 0, 0)
-    clear_deal(gs)
-    first = (dealer + 1) % rules.players
-    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
-    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = -1, first, 0, first, -1
+    _, ne = begin_deal(rules, gs, 0, dealer, events, 0, 0)
     from simcore.engine import run_features  # the kernels a run of these seats compiled, not new ones
 
     status, ne = run_deal(rules, ids, params, gs, ps, events, 0, ne, -1, *run_features(rules, ids))

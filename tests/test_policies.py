@@ -214,20 +214,12 @@ def test_mc_cannot_see_hidden_cards(variant):
     A deal is stopped at the Monte Carlo seat's decision (``DEAL_NEED``); the other hands and the stock are then
     permuted among themselves (the cards that seat has not seen, in the same hand sizes) before it decides.
     """
-    from simcore.kernels.deal import DEAL_NEED, clear_deal, run_deal, start_deal
+    from simcore.kernels.deal import DEAL_NEED, begin_deal, run_deal
     from simcore.kernels.game import fill_rule_info, new_scratch
     from simcore.kernels.workspace import (
         DEAL_RNG,
-        DS_DEAL,
-        DS_FIRST,
-        DS_LAST,
         DS_N,
-        DS_PENDING,
         DS_POS,
-        DS_SEEN,
-        DS_T,
-        DS_TABLE,
-        DS_TO_MOVE,
     )
     from simcore.policies.montecarlo import choose_mc
     from simcore.variants import get_variant
@@ -250,10 +242,8 @@ def test_mc_cannot_see_hidden_cards(variant):
             s.ps[RNG + 1 + seat] = stream_state(9, game, 1 + seat)
         fill_rule_info(s.ps, rules)
         fill_rule_info(s.rollout_ps, rules)
-        table, pos, n, _, _ = start_deal(rules, s.gs, 0, dealer, events, -1, 0)
-        clear_deal(s.gs)
-        s.gs[DS_T], s.gs[DS_POS], s.gs[DS_N], s.gs[DS_TABLE], s.gs[DS_SEEN] = 0, pos, n, table, table
-        s.gs[DS_LAST], s.gs[DS_FIRST], s.gs[DS_DEAL], s.gs[DS_TO_MOVE], s.gs[DS_PENDING] = -1, mc_seat, 0, mc_seat, -1
+        begin_deal(rules, s.gs, 0, dealer, events, -1, 0)  # the mc seat leads
+        pos, n = int(s.gs[DS_POS]), int(s.gs[DS_N])
         features = run_features(rules, ids)  # the kernels a run of these seats compiled, not new ones
         status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
         assert status == DEAL_NEED

@@ -221,6 +221,18 @@ def clear_deal(gs):
     gs[DS_OUT_SIDE] = -1
 
 
+@inline_kernel
+def begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
+    """Shuffle and deal deal ``deal_idx`` by ``dealer`` (``start_deal``), empty its piles and set the deal loop's
+    counters in ``gs``, so that ``run_deal`` plays it from its first move; returns (redeals, events)."""
+    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
+    clear_deal(gs)
+    leader = (dealer + 1) % rules.players
+    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
+    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = -1, leader, deal_idx, leader, -1
+    return redeals, ne
+
+
 @kernel(nrt=False)
 def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     """The cards left on the table go to the last capturer's side (none if nobody captured)."""

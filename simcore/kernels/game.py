@@ -35,6 +35,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     VIEW_N_MOVES,
     VIEW_OPEN,
     VIEW_SEAT,
+    begin_deal,
     clear_deal,
     decide,
     emit,
@@ -45,17 +46,9 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
 from simcore.kernels.scoring import game_winner, score_deal
 from simcore.kernels.workspace import (
     DEAL_RNG,
-    DS_DEAL,
-    DS_FIRST,
     DS_LAST,
-    DS_N,
     DS_OUT_SIDE,
-    DS_PENDING,
-    DS_POS,
-    DS_SEEN,
     DS_T,
-    DS_TABLE,
-    DS_TO_MOVE,
     FAULT,
     FAULT_POLICY,
     FAULT_VARIANT,
@@ -170,11 +163,7 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
     without them (``full`` None: see ``run_deal``) that meets one raises ``FAULT_POLICY``.
     """
     gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
-    table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
-    clear_deal(gs)
-    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
-    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL] = -1, (dealer + 1) % rules.players, deal_idx
-    gs[DS_TO_MOVE], gs[DS_PENDING] = (dealer + 1) % rules.players, -1
+    redeals, ne = begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
     status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, -1, one_card, exchange, full)
     while status == DEAL_NEED:
         if full is None:
