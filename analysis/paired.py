@@ -348,6 +348,10 @@ def _t_row(diff: float, var_paired: float, var_unpaired: float, n: int, df_unpai
 
     if n < 2 or not math.isfinite(var_paired):
         return _row(diff, math.nan, math.nan, math.nan, corr, math.nan)
+    # A metric with no spread (settebello per deal: one point every deal) gets variances of rounding size from
+    # the delta method's products, not 0; their ratio would print a gain of noise. Below it, they are 0.
+    noise = 1e-12 * max(1.0, diff * diff)
+    var_paired, var_unpaired = (v if v > noise else 0.0 for v in (var_paired, var_unpaired))
     half_u = t_ppf(0.5 + level / 2, df_unpaired) * math.sqrt(var_unpaired / n) if var_unpaired > 0 else 0.0
     if var_paired <= 0:  # every pair differs by the same amount: the difference is known exactly
         return _row(diff, diff, diff, 1.0 if diff == 0 else 0.0, corr, math.inf if half_u > 0 else math.nan)

@@ -244,3 +244,18 @@ def test_a_policy_against_itself_on_mirrored_seats_plays_the_mirrored_deal(varia
             if int(row[0]) in SEAT_FIELD:
                 row[SEAT_FIELD[int(row[0])]] = (row[SEAT_FIELD[int(row[0])]] + 1) % players
         assert (moved == expected).all()
+
+
+def test_a_metric_without_spread_is_exact_and_claims_no_gain(tmp_path):
+    """Scopa's settebello is one point every deal, in both runs: the delta method's variances are of rounding size
+    (they printed a gain of 0.3x), so the difference is exact (a zero-width interval) and no gain is claimed."""
+    from analysis import load_run
+    from analysis.balance import compare_runs
+    from simcore import api
+    from simcore.config import RunConfig
+
+    for name, rules in (("a", {}), ("b", {"napola": "true"})):
+        api.simulate(RunConfig.create("scopa", rules=rules, games=2000, seed=1), tmp_path / name)
+    row = compare_runs(load_run(tmp_path / "a"), load_run(tmp_path / "b")).loc["settebello per deal"]
+    assert row["method"] == "paired" and row["difference"] == 0 and row["ci_low"] == row["ci_high"] == 0
+    assert math.isnan(row["gain"])
