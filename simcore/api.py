@@ -83,7 +83,7 @@ def play_chunk(
     except engine.UserMoveError as fault:
         from simcore.play import explain_fault
 
-        raise ConfigError(explain_fault(config, fault.game)) from None
+        raise explain_fault(config, fault.game) from None
 
 
 def warm_up(config: RunConfig) -> None:

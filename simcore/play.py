@@ -238,12 +238,21 @@ class Game:
 
     def trace(self) -> dict[str, Any]:
         """The game's trace (``scopasim-trace/1``), as ``scopasim trace`` writes it: once the game is over."""
-        from simcore.trace import game_trace
-
         if not self.over:
             raise ConfigError("the trace is written at the end of the game: play it to the end first")
-        c = self.config
-        return game_trace(self._out, 0, spec=c.spec, rules=dict(c.rules), policies=list(c.policies), seed=c.seed,
+        return self._trace()
+
+    def events_so_far(self) -> list[dict[str, Any]]:
+        """The trace events up to now (a game in progress has no ``end`` event): what led to this position."""
+        return self._trace()["events"]
+
+    def _trace(self) -> dict[str, Any]:
+        from simcore.trace import game_trace
+
+        c, out = self.config, self._out
+        if not self.over:
+            out.n_events[0] = self._ne
+        return game_trace(out, 0, spec=c.spec, rules=dict(c.rules), policies=list(c.policies), seed=c.seed,
                           game=self.index)  # fmt: skip
 
     # ------------------------------------------------------------------ moving
@@ -347,10 +356,33 @@ def play_game(config: RunConfig, game: int) -> Game:
     return Game.from_config(config, game).run()
 
 
-def explain_fault(config: RunConfig, game: int) -> str:
+class PolicyFaultError(ConfigError):
+    """A user policy returned an illegal index (or raised): the message names the decision; ``events`` are the
+    game's trace events up to it and ``position`` the seat's hand, table and legal moves there, so that
+    ``scopasim trace`` can show how the game got there (a trace file would claim a finished game)."""
+
+    def __init__(self, message: str, events: list[dict[str, Any]], position: list[str]):
+        super().__init__(message)
+        self.events = events
+        self.position = position
+
+
+def explain_fault(config: RunConfig, game: int) -> PolicyFaultError:
     """Which decision of game ``game`` got an illegal index from a user policy (the game replayed here)."""
+    g = Game.from_config(config, game)
     try:
-        Game.from_config(config, game).run()
+        g.run()
     except ConfigError as exc:
-        return str(exc)
-    return f"game {game}: a user policy returned an index that is not a legal move"
+        if g.over or not g._pending:
+            return PolicyFaultError(str(exc), g.events_so_far(), [])
+        view = g.view()
+        moves = [f"  {m}" for m in g.moves()]
+        position = [
+            f"seat {view['seat']} to move, deal {view['deal']}, play {view['play']}",
+            f"hand: {' '.join(view['hand']) or '-'}",
+            f"table: {' '.join(view['table']) or '-'}",
+            f"legal moves ({len(moves)}):",
+            *moves,
+        ]
+        return PolicyFaultError(str(exc), g.events_so_far(), position)
+    return PolicyFaultError(f"game {game}: a user policy returned an index that is not a legal move", [], [])

@@ -260,8 +260,35 @@ def test_error_an_illegal_index_names_the_game_and_decision(tmp_path):
     assert "\n" not in message and found, message
     assert int(found.group(1)) == int(found.group(2)) + 1  # the value it returned: one past the last move
     assert "game 0, decision" in message and re.search(r"\(deal 1, play [56], seat 0\)", message), message
-    result = CliRunner().invoke(app, ["trace", "--game", "0", "--seed", "2", "--policy", f"{path}:late"])
-    assert result.exit_code != 0 and "game 0, decision" in result.output
+    out = tmp_path / "late.jsonl"
+    args = ["trace", "--game", "0", "--seed", "2", "--policy", f"{path}:late", "-o", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and "game 0, decision" in result.output
+    assert not out.exists(), "an unfinished game must not be written as a trace"
+
+
+def test_trace_shows_the_game_up_to_an_illegal_decision(tmp_path):
+    """The trace events before the faulty decision are the run's own (those of the same game played by a policy
+    that plays move 0 throughout), then the position: seat, hand, table and the legal moves it had."""
+    late = "def late(view, rules, moves, rng, params):\n    return moves.shape[0] if view[6] == 1 else 0\n"
+    first = "def first(view, rules, moves, rng, params):\n    return 0\n"
+    late_path, first_path = write(tmp_path, "late.py", late), write(tmp_path, "first.py", first)
+    result = CliRunner().invoke(app, ["trace", "--game", "4", "--seed", "9", "--policy", f"{late_path}:late"])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    start = lines.index("the game up to that decision (trace events):")
+    events = [json.loads(line) for line in lines[start + 1 :] if line.startswith("{")]
+    played = [e for e in events if e["type"] == "play"]
+    assert events[0]["type"] == "deal" and not any(e["type"] == "end" for e in events)
+    config = RunConfig.create("scopa", policies=[f"{first_path}:first"], games=5, seed=9)
+    full = api.trace(config, [4])[0]["events"]
+    assert full[: len(events)] == events  # move 0 everywhere: the same game until deal 1 starts
+    assert sum(e["type"] == "score" for e in events) == 1 and played  # deal 0 was played to its end
+    position = lines[start + 1 + len(events) :]
+    assert position[0].startswith("seat ") and ", deal 1, play 0" in position[0], position
+    assert position[1].startswith("hand: ") and position[2].startswith("table: ")
+    assert re.match(r"legal moves \((\d+)\):", position[3]) and position[4].startswith("  0: ")
+    assert lines[-1].startswith("error: policy ") and "game 4, decision" in lines[-1]
 
 
 def test_a_cluster_run_gets_the_file_from_the_config(tmp_path):

@@ -126,6 +126,18 @@ def write_atomically(out: Path, text: str) -> None:
         raise
 
 
+def show_fault(fault) -> None:
+    """On stderr: the game up to a user policy's illegal decision (its trace events) and the position there.
+    Nothing goes to ``--out``: a trace file would claim a finished game."""
+    if not fault.events:
+        return
+    typer.echo("the game up to that decision (trace events):", err=True)
+    for event in fault.events:
+        typer.echo(json.dumps(event, separators=(",", ":")), err=True)
+    for line in fault.position:
+        typer.echo(line, err=True)
+
+
 def trace(
     variant: Variant = None,
     players: Players = None,
@@ -147,7 +159,14 @@ def trace(
     to_stdout = str(out) == "-"
     if not to_stdout:
         check_out(out, overwrite)
-    lines = [json.dumps(t, separators=(",", ":")) for t in api.trace(config, games)]
+    from simcore.play import PolicyFaultError
+
+    try:
+        traces = api.trace(config, games)
+    except PolicyFaultError as fault:
+        show_fault(fault)
+        raise
+    lines = [json.dumps(t, separators=(",", ":")) for t in traces]
     text = "\n".join(lines) + "\n"
     if to_stdout:
         sys.stdout.write(text)
