@@ -23,9 +23,9 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.deal import EV_WIDTH, deal_hands, start_deal
+from simcore.kernels.deal import EV_WIDTH, deal_hands, draw_first_dealer, start_deal
 from simcore.kernels.workspace import DEAL_RNG, GAME_STATE_SIZE, HANDS
-from simcore.rng import DEAL_STREAM, bounded, stream_state
+from simcore.rng import DEAL_STREAM, stream_state
 from simcore.variants.base import Rules
 
 
@@ -53,7 +53,7 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
     row = 0
     for g in range(len(games)):
         gs[DEAL_RNG] = stream_state(seed, games[g], DEAL_STREAM)
-        fd = bounded(gs, DEAL_RNG, players)
+        fd = draw_first_dealer(gs, players, rules.first_dealer_fixed)
         first_dealer[g] = fd
         for d in range(n_deals[g]):
             deal_dealer = (fd + d) % players

@@ -82,11 +82,11 @@ class Game:
 
     def _setup(self, config: RunConfig, game: int) -> None:
         from simcore import engine
-        from simcore.kernels.game import fill_rule_info, new_scratch
+        from simcore.kernels.game import draw_first_dealer, fill_rule_info, new_scratch
         from simcore.kernels.workspace import DEAL_RNG, FAULT, RNG, STREAM_KEY, SUBSTREAM, TOTALS
         from simcore.policies import policy_arrays
         from simcore.policies.kernels import POLICY_MC
-        from simcore.rng import bounded, stream_state
+        from simcore.rng import stream_state
 
         self.config = config
         self.index = int(game)
@@ -105,7 +105,7 @@ class Game:
         gs[TOTALS : TOTALS + 4] = 0
         fill_rule_info(ps, self.rules)
         fill_rule_info(s.rollout_ps, self.rules)
-        self._first_dealer = int(bounded(gs, DEAL_RNG, players))
+        self._first_dealer = int(draw_first_dealer(gs, players, self.rules.first_dealer_fixed))
         ps[FAULT] = 0
         self._ne, self._deals, self._plays, self._redeals = 0, 0, 0, 0
         self._decisions = 0

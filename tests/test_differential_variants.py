@@ -44,9 +44,27 @@ CONFIGS = {
         ({"max_hand_cards": 2, "after_tabla": "normal", "round_leader": "non_dealer"}, ["random", "random"]),
         ({"max_sum": 0, "out_call": "end_of_deal", "opening_tabla_points": 1}, ["greedy", "random"]),
         ({"forced_capture": "none", "max_hand_cards": 1, "last_round_open": False}, ["random", "random"]),
+        (
+            {"points_cards": 2, "cards_threshold": 25, "points_spades": 1, "spades_threshold": 6, "points_ace": 2},
+            ["greedy", "random"],
+        ),
+        (
+            {"points_2S": 3, "points_10D": 1, "points_tabla": 2, "tabla_on_final_move_counts": False},
+            ["greedy", "greedy"],
+        ),
+        (
+            {"tabla_by_recapturing_own_trail_counts": False, "round_leader": "opponent_of_last_capturer"},
+            ["random", "random"],
+        ),
+        (
+            {"opening_tabla_scope": "first_move_after_each_draw", "opening_tabla_points": 3, "first_dealer": "fixed"},
+            ["random", "greedy"],
+        ),
+        ({"residue_if_no_capture": "dealer", "forced_capture": "none", "points_tabla": 0}, ["random", "random"]),
     ],
 }
 CASES = [(variant, rules, policies) for variant, configs in CONFIGS.items() for rules, policies in configs]
+IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in range(len(configs))]
 
 
 def reference(variant: str):
@@ -62,7 +80,7 @@ def first_difference(kernel: dict, expected: dict) -> str:
     return ", ".join(k for k in kernel if kernel[k] != expected.get(k))
 
 
-@pytest.mark.parametrize("variant,rules,policies", CASES, ids=[f"{v}-{i % 5}" for i, (v, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize("variant,rules,policies", CASES, ids=IDS)
 def test_kernel_and_reference_play_the_same_games(variant, rules, policies):
     ref = reference(variant)
     config = RunConfig.create(variant, policies=policies, rules=rules, games=GAMES, seed=2026)

@@ -23,6 +23,11 @@ CASES = [
     ("foracio", ["random", "careful", "greedy", GREEDY], {}),
     ("kaszino", ["lookahead", "random"], {}),
     ("kaszino", ["mc:samples=2,rollout=2", "points"], {"last_round_open": True}),
+    (
+        "kaszino",
+        ["mc:samples=2", "random"],
+        {"first_dealer": "fixed", "tabla_by_recapturing_own_trail_counts": False, "points_tabla": 2},
+    ),
 ]
 
 

@@ -411,3 +411,117 @@ def test_out_checked_after_the_forced_trail():
     state = state_of("Kc 2d", "5c 6c Kd", "4s 9h", plays=3)
     agent, out, _ = run(state, [(A, "Kc", "4s 9h"), (B, "5c", "")], banked=[0, 11])
     assert out == B and len(agent.plays()) == 2 and agent.turns[1][1]  # out right after the forced trail
+
+
+# ------------------------------------------------------------------------------ Part B options (K2 .. K12)
+
+
+def test_k_ex8_under_other_points_and_thresholds():
+    """K12's keys on K-EX8's piles: thresholds are absolute, so with 6 spades both players score the spades."""
+    pile_a, pile_b = k_ex8_piles()
+    r = rules(
+        points_cards=2, cards_threshold=25, points_spades=1, spades_threshold=6, points_ace=2, points_2S=3, points_10D=1
+    )
+    points = score_deal(r, [pile_a, pile_b], [3, 1])
+    assert points == [
+        {"cards": 2, "spades": 1, "aces": 4, "little_casino": 0, "big_casino": 1, "tabla": 3},
+        {"cards": 0, "spades": 1, "aces": 4, "little_casino": 3, "big_casino": 0, "tabla": 1},
+    ]
+    assert [deal_total(p) for p in points] == [11, 9]
+    assert score_deal(rules(cards_threshold=24), [pile_a, pile_b], [0, 0])[1]["cards"] == 3  # 24 cards reach 24
+
+
+def test_points_tabla_scores_every_tabla_but_the_opening_one():
+    r = rules(points_tabla=3)
+    later = state_of(K_EX4_HAND, "5c 6c Kd", K_EX4_TABLE, plays=2)
+    assert apply_move(r, later, A, move("Ts", K_EX4_TABLE)) == ("capture", 3, True)
+    opening = state_of(K_EX4_HAND, "5c 6c Kd", K_EX4_TABLE)
+    assert apply_move(r, opening, A, move("Ts", K_EX4_TABLE)).points == 2  # opening_tabla_points
+
+
+def test_tabla_on_the_final_move():
+    """K11: the deal's last play (talon and both hands empty after it) empties the table."""
+    for counts, expected in ((True, ("capture", 1, True)), (False, ("capture", 0, False))):
+        state = state_of("9c", "", "4s 5h", plays=47)
+        assert apply_move(rules(tabla_on_final_move_counts=counts), state, A, move("9c", "4s 5h")) == expected
+        assert state.tabla == [int(counts), 0] and state.piles[A] == ids("9c 4s 5h")
+    not_final = state_of("9c", "2d", "4s 5h", plays=46)  # B still holds a card: not the final move
+    assert apply_move(rules(tabla_on_final_move_counts=False), not_final, A, move("9c", "4s 5h")).sweep
+
+
+def test_k_ex6_recapturing_own_trail_is_no_tabla_when_off():
+    """K6: B's 6d takes back the 6c B trailed himself: a tábla by default (K-EX6), a plain capture when off, and
+    then A has an ordinary turn, not a double move."""
+    state = k_ex6_state()
+    r = rules(tabla_by_recapturing_own_trail_counts=False)
+    script = [(A, "Kc", "4s 9h"), (B, "6c", ""), (B, "6d", "6c"), (A, "2d", ""), (B, "8s", ""), (A, "Qh", "")]
+    agent, _, next_seat = run(state, script, r=r)
+    assert [(seat, forced) for seat, forced, _ in agent.turns[:6]] == [
+        (A, False),
+        (B, True),
+        (B, False),
+        (A, False),
+        (B, False),
+        (A, False),
+    ]
+    plays = agent.plays()
+    assert [(p["seat"], p["points"], p["sweep"]) for p in plays][:3] == [(A, 1, True), (B, 0, False), (B, 0, False)]
+    assert state.tabla == [1, 0] and state.pending is None
+    assert next_seat == B  # B captured last: B draws first
+
+
+def test_own_trail_is_per_card():
+    """Taking the mover's own trail together with another card, or an initial table card, is a tábla all the same."""
+    r = rules(tabla_by_recapturing_own_trail_counts=False)
+    state = state_of("4d 6d", "3c", "2h", plays=4)  # 2h: an initial card, nobody's trail
+    apply_move(r, state, A, move("4d"))  # A trails 4d
+    assert apply_move(r, state, A, move("6d", "2h 4d")) == ("capture", 1, True)
+    mixed = state_of("5d 9d", "4c 7c", "", plays=6)
+    apply_move(r, mixed, A, move("5d"))  # A trails 5d, B trails 4c: the table holds both players' trails
+    apply_move(r, mixed, B, move("4c"))
+    assert apply_move(r, mixed, A, move("9d", "5d 4c")).sweep
+    own = state_of("5d 9d 4d", "Kc", "", plays=6)
+    apply_move(r, own, A, move("5d"))
+    apply_move(r, own, A, move("4d"))
+    assert apply_move(r, own, A, move("9d", "5d 4d")) == ("capture", 0, False)
+
+
+def test_opening_tabla_scope_after_each_draw():
+    """K7: with first_move_after_each_draw, the leader's first move after a draw that empties the table scores
+    opening_tabla_points; by default only the deal's first move does."""
+    for scope, points in (("first_move_of_deal", 1), ("first_move_after_each_draw", 2)):
+        state = state_of("", "", "5c", stock="5d 8c 9c 2h 3h 4h", plays=6)
+        state.last_capturer = A
+        agent, _, _ = run(state, [(A, "5d", "5c")], r=rules(opening_tabla_scope=scope))
+        assert [(p["points"], p["sweep"]) for p in agent.plays()] == [(points, True)]
+    later = state_of("5d 8c", "2h 3h", "5c", plays=8)  # in the middle of a round: a plain tábla
+    later.round_start = False
+    assert apply_move(rules(opening_tabla_scope="first_move_after_each_draw"), later, A, move("5d", "5c")).points == 1
+
+
+def test_round_leader_opponent_of_last_capturer():
+    state = k_ex6_state()
+    script = [(A, "Kc", "4s 9h"), (B, "6c", ""), (B, "6d", "6c"), (A, "2d", ""), (A, "Qh", ""), (B, "8s", "")]
+    agent, _, next_seat = run(state, script, r=rules(round_leader="opponent_of_last_capturer"))
+    draws = [e for e in agent.events if e["type"] == "hand"]
+    assert [e["seat"] for e in draws] == [A, B] and next_seat == A  # B captured last: A draws first and leads
+    nobody = state_of("Qc", "Kc", "2d 3d", stock="4c 5c 6c 7c 8c 9c")  # nobody captured: the non-dealer leads
+    agent, _, next_seat = run(nobody, [(A, "Qc", ""), (B, "Kc", "")], r=rules(round_leader="opponent_of_last_capturer"))
+    assert [e["seat"] for e in agent.events if e["type"] == "hand"] == [A, B] and next_seat == A
+
+
+@pytest.mark.parametrize("who,seat", [("none", None), ("dealer", B), ("non_dealer", A)])
+def test_residue_if_no_capture(who, seat):
+    state = state_of("", "", "3c 9h", plays=48)
+    agent = ScriptedAgent([])
+    finish_deal(rules(residue_if_no_capture=who), state, 0, [0, 0], None, agent)
+    if seat is None:
+        assert [e["type"] for e in agent.events] == ["score"] and state.table == ids("3c 9h")
+    else:
+        assert agent.events[0] == {"type": "residue", "seat": seat, "cards": ["3c", "9h"]}
+        assert state.piles[seat] == ids("3c 9h") and state.last_capturer is None
+    captured = state_of("", "", "3c 9h", plays=48)
+    captured.last_capturer = A  # somebody captured: the last capturer takes it whatever the key says
+    agent = ScriptedAgent([])
+    finish_deal(rules(residue_if_no_capture=who), captured, 0, [0, 0], None, agent)
+    assert agent.events[0]["seat"] == A

@@ -27,7 +27,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
-from simcore.kernels.scoring import kaszino_sure_points
+from simcore.kernels.scoring import kaszino_scoring, kaszino_sure_points
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
@@ -45,6 +45,7 @@ from simcore.kernels.workspace import (
     DS_T,
     DS_TABLE,
     DS_TO_MOVE,
+    DS_TRAILED,
     FAULT,
     FAULT_VARIANT,
     HANDS,
@@ -62,8 +63,15 @@ from simcore.kernels.workspace import (
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose, choose_quick
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
-from simcore.rng import draw_bounded
-from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.rng import bounded, draw_bounded
+from simcore.variants.base import (
+    LEADER_LAST_CAPTURER,
+    LEADER_OPPONENT,
+    RESIDUE_DEALER,
+    RESIDUE_NON_DEALER,
+    TURNS_EXCHANGE,
+    TURNS_ONE_CARD,
+)
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -107,6 +115,15 @@ def emit(events, ev_slot, n, kind, a, b, c, d, mask1, mask2):
         row = events[ev_slot, n]
         row[0], row[1], row[2], row[3], row[4], row[5], row[6] = kind, a, b, c, d, mask1, mask2
     return n + 1
+
+
+@kernel
+def draw_first_dealer(gs, players, fixed):
+    """The first dealer of a game (A.2): drawn from the deal stream, or seat 0 when ``fixed`` (``Rules.
+    first_dealer_fixed``); the draw is made either way, so a seed deals the same cards under both. The one place
+    that decides it: the game loop, the Game API and the replay of dealt hands call it."""
+    drawn = bounded(gs, DEAL_RNG, players)
+    return 0 if fixed != 0 else drawn
 
 
 @inline_kernel
@@ -346,13 +363,17 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
 
     Turns alternate, a player with an empty hand waits, a tábla gives the opponent a double move (a forced
     trail, then a normal move), and when both hands are empty the leader draws first. A player who reaches the
-    target on sure points mid-deal wins ("AUSZ!").
+    target on sure points mid-deal wins ("AUSZ!"). A tábla with the deal's final move, or one taking only the
+    mover's own trails, is a plain capture when the rules say so (K11, K6).
     """
     rs = move_rules(rules)
+    sc = kaszino_scoring(rules)
     plays, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, nondealer, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     to_move, pending_double = gs[DS_TO_MOVE], gs[DS_PENDING]
     resume = forced >= 0
+    if plays == 0:  # nothing trailed yet (resuming at the deal's first move too)
+        gs[DS_TRAILED], gs[DS_TRAILED + 1] = 0, 0
     status = DEAL_DONE
     p = 0
     step = 0
@@ -364,7 +385,11 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
             if gs[HANDS] == 0 and gs[HANDS + 1] == 0:
                 if pos == n:
                     break
-                leader = last_capturer if rules.leader_last_capturer != 0 and last_capturer >= 0 else nondealer
+                leader = nondealer  # also while nobody has captured (K8)
+                if last_capturer >= 0 and rules.round_leader == LEADER_LAST_CAPTURER:
+                    leader = last_capturer
+                elif last_capturer >= 0 and rules.round_leader == LEADER_OPPONENT:
+                    leader = 1 - last_capturer
                 pos, ne = deal_hands(gs, 2, 3, leader, pos, events, ev_slot, ne)
                 to_move = leader
                 continue
@@ -395,11 +420,12 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
             take = ps[MOVES + 2 * i + 1]
             gs[HANDS + p] &= ~play
             seen |= play
-            opening = plays == 0
             plays += 1
             step += 1
             if take == 0:
                 table |= play
+                if rules.own_trail_tabla == 0:
+                    gs[DS_TRAILED + p] |= play
                 if ev_slot >= 0:
                     ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_TRAIL, 0, 0, play, 0)
                 continue
@@ -407,15 +433,23 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
             gs[PILES + p] |= take | play
             last_capturer = p
             points = 0
-            if table == 0:  # a tábla (K6, K7)
-                points = rules.opening_tabla_points if opening else 1
+            tabla = table == 0
+            if tabla:  # a tábla (K6, K7), unless it is the deal's final move (K11) or takes back own trails
+                final = pos == n and gs[HANDS] == 0 and gs[HANDS + 1] == 0
+                tabla = (rules.last_play_sweep != 0 or not final) and (
+                    rules.own_trail_tabla != 0 or (take & ~gs[DS_TRAILED + p]) != 0
+                )
+            if tabla:
+                in_hands = popcount(gs[HANDS]) + popcount(gs[HANDS + 1]) + popcount(play)
+                opening = plays == 1 or (rules.opening_tabla_each_round != 0 and in_hands == 6)  # a round's first
+                points = rules.opening_tabla_points if opening else rules.sweep_points
                 gs[SWEEPS + p] += 1
                 gs[SWEEP_PTS + p] += points
                 if rules.after_tabla_double != 0 and gs[HANDS + 1 - p] != 0:
                     pending_double = 1 - p
             if ev_slot >= 0:
-                ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_CAPTURE, points, table == 0, play, take)
-            sure = kaszino_sure_points(gs[PILES + p], gs[SWEEP_PTS + p])
+                ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_CAPTURE, points, tabla, play, take)
+            sure = kaszino_sure_points(gs[PILES + p], gs[SWEEP_PTS + p], sc)
             if rules.mid_deal_out != 0 and gs[TOTALS + p] + sure >= rules.target:
                 if ev_slot >= 0:
                     ne = emit(events, ev_slot, ne, EV_OUT, p, 0, 0, 0, 0, 0)
@@ -425,7 +459,12 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
         if status != DEAL_DONE:
             break
     if status == DEAL_DONE:
-        ne = award_residue(gs, table, last_capturer, rules.side_of, events, ev_slot, ne)
+        receiver = last_capturer  # K10: nobody captured: the table stays, or goes where the rules say
+        if receiver < 0 and rules.residue_no_capture == RESIDUE_DEALER:
+            receiver = 1 - nondealer
+        elif receiver < 0 and rules.residue_no_capture == RESIDUE_NON_DEALER:
+            receiver = nondealer
+        ne = award_residue(gs, table, receiver, rules.side_of, events, ev_slot, ne)
     gs[DS_T], gs[DS_POS], gs[DS_TABLE], gs[DS_SEEN], gs[DS_LAST] = plays, pos, table, seen, last_capturer
     gs[DS_TO_MOVE], gs[DS_PENDING], gs[DS_MOVER], gs[DS_STEP], gs[DS_DOUBLE] = to_move, pending_double, p, step, double
     return status, ne

@@ -38,6 +38,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     begin_deal,
     clear_deal,
     decide,
+    draw_first_dealer,
     emit,
     prepare,
     run_deal,
@@ -90,7 +91,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.kernels import POLICY_ROLLOUT
 from simcore.policies.montecarlo import MAX_PARAMS, choose_mc
-from simcore.rng import bounded, stream_state
+from simcore.rng import stream_state
 
 
 class ChunkOut(NamedTuple):
@@ -241,7 +242,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
         gs[TOTALS + side] = 0
     fill_rule_info(ps, rules)
     fill_rule_info(s.rollout_ps, rules)
-    first_dealer = bounded(gs, DEAL_RNG, players)
+    first_dealer = draw_first_dealer(gs, players, rules.first_dealer_fixed)
     ps[FAULT] = 0
     ne = 0
     deals = 0

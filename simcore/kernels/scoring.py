@@ -189,29 +189,46 @@ def score_foracio(rules, piles, sweep_pts, same_suit, points, partial):
 
 
 @kernel
-def kaszino_category(pile, tabla_pts, k):
+def kaszino_scoring(rules):
+    """Kaszinó's scoring scalars (K12), as ``sc`` of :func:`kaszino_category`: points for cards and their
+    threshold, points for spades and their threshold, points per ace, for the 2 of spades, for the 10 of diamonds
+    (a tuple of ints is passed by value, with no reference counting)."""
+    return (
+        rules.points_cards,
+        rules.cards_target,
+        rules.points_spades,
+        rules.count_suit_target,
+        rules.points_ace,
+        rules.points_2s,
+        rules.points_10d,
+    )
+
+
+@kernel
+def kaszino_category(pile, tabla_pts, k, sc):
     """Kaszinó points of category ``k`` for one pile (K12): cards, spades, aces, little casino, big casino, tábla.
 
-    Every item is certain once captured, so the same numbers are a player's sure points mid-deal (K13)."""
+    ``sc``: :func:`kaszino_scoring`. The thresholds are absolute and every item is certain once captured, so the
+    same numbers are a player's sure points mid-deal (K13)."""
     if k == 0:
-        return 3 if popcount(pile) >= 27 else 0
+        return sc[0] if popcount(pile) >= sc[1] else 0
     if k == 1:
-        return 2 if popcount(pile & SPADES_MASK) >= 7 else 0
+        return sc[2] if popcount(pile & SPADES_MASK) >= sc[3] else 0
     if k == 2:
-        return popcount(pile & ACES_MASK)
+        return sc[4] * popcount(pile & ACES_MASK)
     if k == 3:
-        return (pile >> TWO_SPADES_BIT) & 1
+        return sc[5] * ((pile >> TWO_SPADES_BIT) & 1)
     if k == 4:
-        return 2 * ((pile >> TEN_DIAMONDS_BIT) & 1)
+        return sc[6] * ((pile >> TEN_DIAMONDS_BIT) & 1)
     return tabla_pts
 
 
 @kernel
-def kaszino_sure_points(pile, tabla_pts):
-    """All of a player's Kaszinó points so far."""
+def kaszino_sure_points(pile, tabla_pts, sc):
+    """All of a player's Kaszinó points so far (``sc``: :func:`kaszino_scoring`)."""
     total = 0
     for k in range(6):
-        total += kaszino_category(pile, tabla_pts, k)
+        total += kaszino_category(pile, tabla_pts, k, sc)
     return total
 
 
@@ -233,9 +250,10 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     elif rules.variant == FORACIO:
         score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
     elif rules.variant == KASZINO:
+        sc = kaszino_scoring(rules)
         for side in range(rules.n_sides):
             for k in range(6):
-                points[side, k] = kaszino_category(piles[side], sweep_pts[side], k)
+                points[side, k] = kaszino_category(piles[side], sweep_pts[side], k, sc)
     else:
         return False
     return True

@@ -68,6 +68,7 @@ DS_MOVER = 90  # Kaszinó: seat in the middle of a turn when the deal stopped
 DS_STEP = 91  # Kaszinó: step of that turn (0, or 1 in a double move)
 DS_DOUBLE = 92  # Kaszinó: 1 if that turn is a double move
 DS_OUT_SIDE = 93  # side that won mid-deal, or -1
+DS_TRAILED = 94  # Kaszinó: [2] cards each seat has trailed in this deal (for tabla_by_recapturing_own_trail_counts)
 GAME_STATE_SIZE = 96
 
 # decision space

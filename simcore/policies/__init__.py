@@ -335,6 +335,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
         row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params
+        row = weights.under_rules(c.variant, row, rules)
         params[seat, :52] = weights.card_points(c.variant, row, rules)
         params[seat, P_PER_CARD] = row["card"]
         params[seat, P_SWEEP] = row["sweep"]

@@ -66,6 +66,12 @@ def defaults(variant: str) -> dict[str, float]:
     return {**_weights(variant).defaults, **COMMON}
 
 
+def under_rules(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> dict[str, float]:
+    """The weights as they apply under ``rules`` (``HeuristicWeights.under_rules``; unchanged by default)."""
+    scale = _weights(variant).under_rules
+    return dict(weights) if scale is None else dict(scale(weights, rules))
+
+
 def suit_weight(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> float:
     """Points per card of the suit whose count scores (valued by the kernels only while still open)."""
     return float(_weights(variant).suit_weight(weights, rules))

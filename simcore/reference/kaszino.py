@@ -14,6 +14,12 @@ Conventions:
 The turn structure is the pseudo-code of RULES.md 2.3 (:func:`play_deal`), with the mid-deal win ("AUSZ!",
 K13) checked after every single play, the forced trail of a double move included.
 
+Part B's options are read from the resolved rules where their rule point is: ``first_dealer`` (K2) in
+:func:`play_game`, ``tabla_by_recapturing_own_trail_counts`` (K6, per card: who trailed each table card is
+recorded) and ``tabla_on_final_move_counts`` (K11) in :func:`apply_move`, ``opening_tabla_scope`` (K7) in
+:func:`tabla_value`, ``round_leader`` (K8) in :func:`round_leader`, ``residue_if_no_capture`` (K10) in
+:func:`award_residue`, the points and thresholds (K12) in :func:`score_pile`.
+
 ``last_round_open`` (K9) only changes what a policy may see: :class:`PolicyView` carries the opponent's hand in
 the deal's last round when it is on. The "random" and "greedy" policies never look at it, so the option has no
 effect on the games this engine plays.
@@ -53,6 +59,8 @@ from simcore.reference.policies import choose_random, first_best, greedy_value
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
 from simcore.variants.kaszino import BIG_CASINO, CATEGORIES, LITTLE_CASINO, SPEC, VALUE_OF_RANK, card_weight
 
+DEFAULT_RULES = MappingProxyType(SPEC.resolve())
+
 TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "kaszino"
 PLAYERS = 2
@@ -61,9 +69,6 @@ HAND_SIZE = 3  # K2: three cards each, in every round
 TABLE_SIZE = 4  # K2: four cards face up at the start of a deal
 PACK: tuple[int, ...] = tuple(range(52))  # K1: the full French pack
 PACK_SET = frozenset(PACK)
-CARDS_THRESHOLD, CARDS_POINTS = 27, 3  # K12
-SPADES_THRESHOLD, SPADES_POINTS = 7, 2
-ACE_POINTS, LITTLE_CASINO_POINTS, BIG_CASINO_POINTS = 1, 1, 2
 # Safety net only: every deal with a capture hands out 12 points, so games end long before this.
 MAX_DEALS = 10_000
 
@@ -172,15 +177,16 @@ class PolicyView(NamedTuple):
     open_hand: frozenset[int] | None
 
 
-def greedy_score(move: Move) -> int:
+def greedy_score(move: Move, rules: Mapping[str, Any] = DEFAULT_RULES) -> int:
     """Greedy value of a move: an exchange scores 1000 per table card taken plus the card weights of the taken
-    and played cards; a trail scores minus the played card's weight (``simcore.variants.kaszino.card_weight``)."""
-    return greedy_value(*move, card_weight)
+    and played cards; a trail scores minus the played card's weight (``simcore.variants.kaszino.card_weight``,
+    which follows the scoring keys of ``rules``)."""
+    return greedy_value(*move, lambda c: card_weight(c, rules))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    return first_best(greedy_score(move) for move in view.moves)
+    return first_best(greedy_score(move, view.rules) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -199,7 +205,9 @@ class DealState:
     """One deal in play: hands by seat, table, talon (in drawing order), piles and tábla points by side.
 
     ``plays`` counts the plays made so far in the deal (0 = the next play is the deal's first move, K7);
-    ``pending`` is the seat owed a double move after a tábla (K6), or None.
+    ``pending`` is the seat owed a double move after a tábla (K6), or None; ``round_start``: the next play is
+    the first of a round (the deal's first, or the first after a draw; K7 ``opening_tabla_scope``);
+    ``trailed_by``: the seat that trailed each card now on the table (the initial cards are in none; K6).
     """
 
     dealer: int
@@ -211,6 +219,8 @@ class DealState:
     last_capturer: int | None = None
     plays: int = 0
     pending: int | None = None
+    round_start: bool = True
+    trailed_by: dict[int, int] = field(default_factory=dict)
 
     @property
     def first(self) -> int:
@@ -226,62 +236,96 @@ class DealState:
 
 def tabla_value(rules: Mapping[str, Any], state: DealState) -> int:
     """K7: a tábla made with the deal's very first move (it takes the 4 initial cards) scores
-    ``opening_tabla_points``; every other tábla scores 1."""
-    return rules["opening_tabla_points"] if state.plays == 0 else 1
+    ``opening_tabla_points``, and with ``opening_tabla_scope="first_move_after_each_draw"`` so does one made
+    with the first move of any round; every other tábla scores ``points_tabla`` (K12)."""
+    each_round = rules["opening_tabla_scope"] == "first_move_after_each_draw"
+    if state.plays == 0 or (each_round and state.round_start):
+        return rules["opening_tabla_points"]
+    return rules["points_tabla"]
+
+
+def tabla_counts(rules: Mapping[str, Any], state: DealState, seat: int, taken: set[int]) -> bool:
+    """Whether an exchange of ``seat`` that empties the table (``taken``: what it took) is a tábla, once the
+    cards have moved: always, but for the deal's final move with ``tabla_on_final_move_counts=false`` (K11) and
+    for a take of only the seat's own trailed cards with ``tabla_by_recapturing_own_trail_counts=false`` (K6)."""
+    final = not state.stock and not state.hands[other(seat)] and len(state.hands[seat]) == 0
+    if final and not rules["tabla_on_final_move_counts"]:
+        return False
+    own = all(state.trailed_by.get(c) == seat for c in taken)
+    return bool(rules["tabla_by_recapturing_own_trail_counts"]) or not own
 
 
 def apply_move(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
     """Play ``move`` for ``seat`` (the caller has checked it is legal).
 
     An exchange moves H and T to the seat's pile and makes it the last capturer (K3, K5); if the table is then
-    empty it is a tábla (K6, K7, K11: the deal's final move counts too). A trail lays the card on the table (K4).
-    Counts the play; does not set the double move (see :func:`play_deal`).
+    empty it is a tábla (K6, K7), unless :func:`tabla_counts` says otherwise. A trail lays the card on the table
+    (K4) and records who trailed it. Counts the play; does not set the double move (see :func:`play_deal`).
     """
     play_mask, take_mask = move
     played, taken = as_cards(play_mask), as_cards(take_mask)
     worth = tabla_value(rules, state)
     state.plays += 1
+    state.round_start = False
     state.hands[seat] -= played
     if not lay_or_capture(state, seat, seat, played, taken):
+        state.trailed_by.update((c, seat) for c in played)
         return PlayResult("trail", 0, False)
-    if state.table:
+    counts = tabla_counts(rules, state, seat, taken)
+    for c in taken:
+        state.trailed_by.pop(c, None)
+    if state.table or not counts:
         return PlayResult("capture", 0, False)
     state.tabla[seat] += worth
     return PlayResult("capture", worth, True)
 
 
 def round_leader(rules: Mapping[str, Any], state: DealState) -> int:
-    """K8: who draws first and leads a new round: the deal's last capturer (the non-dealer if nobody has
-    captured yet) with ``round_leader="last_capturer"``, always the non-dealer with "non_dealer"."""
-    if rules["round_leader"] == "last_capturer" and state.last_capturer is not None:
-        return state.last_capturer
-    return state.first
+    """K8: who draws first and leads a new round: the deal's last capturer with ``round_leader="last_capturer"``,
+    his opponent with "opponent_of_last_capturer", always the non-dealer with "non_dealer"; the non-dealer too
+    while nobody has captured in the deal."""
+    if state.last_capturer is None or rules["round_leader"] == "non_dealer":
+        return state.first
+    if rules["round_leader"] == "opponent_of_last_capturer":
+        return other(state.last_capturer)
+    return state.last_capturer
 
 
-def award_residue(state: DealState) -> tuple[int, list[int]] | None:
-    """K10: the cards left on the table go to the last capturer; unscored if nobody captured in the deal.
+def award_residue(state: DealState, rules: Mapping[str, Any] = DEFAULT_RULES) -> tuple[int, list[int]] | None:
+    """K10: the cards left on the table go to the last capturer. If nobody captured in the deal they stay
+    unscored, or with ``residue_if_no_capture`` go to the dealer or the non-dealer (still no capture: the
+    deal's last capturer stays None).
 
-    Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or no capture).
+    Returns ``(seat, cards)`` of the residue event, or None when there is none (empty table or nobody takes it).
     """
+    if state.last_capturer is None and state.table:
+        receiver = {"dealer": state.dealer, "non_dealer": state.first}.get(rules["residue_if_no_capture"])
+        if receiver is not None:
+            cards = sorted(state.table)
+            state.piles[receiver] |= state.table
+            state.table = set()
+            return receiver, cards
     return _award_residue(state, lambda seat: seat)
 
 
 # ------------------------------------------------------------------------------------------ scoring
 
 
-def score_pile(pile: Iterable[int], tabla_points: int) -> dict[str, int]:
-    """K12 for one side: 27+ cards 3, 7+ spades 2, 1 per ace, ♠2 1, ♦10 2, plus its tábla points.
+def score_pile(pile: Iterable[int], tabla_points: int, rules: Mapping[str, Any] = DEFAULT_RULES) -> dict[str, int]:
+    """K12 for one side: ``cards_threshold`` (27) or more cards ``points_cards`` (3), ``spades_threshold`` (7)
+    or more spades ``points_spades`` (2), ``points_ace`` (1) per ace, ``points_2S`` (1) for ♠2, ``points_10D``
+    (2) for ♦10, plus its tábla points.
 
     These thresholds are absolute, so the same function gives the "sure" points of a pile mid-deal (K13).
     """
     pile = as_cards(pile)
     spades = sum(1 for c in pile if suit_of(c) == SPADES)
     points = (
-        CARDS_POINTS if len(pile) >= CARDS_THRESHOLD else 0,
-        SPADES_POINTS if spades >= SPADES_THRESHOLD else 0,
-        ACE_POINTS * sum(1 for c in pile if rank_of(c) == 1),
-        LITTLE_CASINO_POINTS if LITTLE_CASINO in pile else 0,
-        BIG_CASINO_POINTS if BIG_CASINO in pile else 0,
+        rules["points_cards"] if len(pile) >= rules["cards_threshold"] else 0,
+        rules["points_spades"] if spades >= rules["spades_threshold"] else 0,
+        rules["points_ace"] * sum(1 for c in pile if rank_of(c) == 1),
+        rules["points_2S"] if LITTLE_CASINO in pile else 0,
+        rules["points_10D"] if BIG_CASINO in pile else 0,
         tabla_points,
     )
     return dict(zip(CATEGORIES, points, strict=True))
@@ -293,9 +337,8 @@ def score_deal(
     """Deal points per side, categories in order cards, spades, aces, little_casino, big_casino, tabla (K12).
 
     ``piles_per_side``: each side's captured cards (a mask or ids); ``tabla_per_side``: each side's tábla points.
-    ``rules`` is accepted for the common signature; no Kaszinó option changes the deal points.
     """
-    return [score_pile(p, t) for p, t in zip(piles_per_side, tabla_per_side, strict=True)]
+    return [score_pile(p, t, rules) for p, t in zip(piles_per_side, tabla_per_side, strict=True)]
 
 
 def deal_total(points: Mapping[str, int]) -> int:
@@ -303,14 +346,14 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points[c] for c in CATEGORIES)
 
 
-def sure_total(state: DealState, seat: int) -> int:
+def sure_total(state: DealState, seat: int, rules: Mapping[str, Any] = DEFAULT_RULES) -> int:
     """K13: the points a seat has secured so far in the deal (its pile and táblas scored as they stand)."""
-    return deal_total(score_pile(state.piles[seat], state.tabla[seat]))
+    return deal_total(score_pile(state.piles[seat], state.tabla[seat], rules))
 
 
 def is_out(rules: Mapping[str, Any], state: DealState, seat: int, banked: Sequence[int]) -> bool:
     """K13 with ``out_call="auto"``: banked total + sure points of the deal reach the target."""
-    return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat) >= rules["target"]
+    return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat, rules) >= rules["target"]
 
 
 # ------------------------------------------------------------------------------------- turn structure
@@ -361,6 +404,7 @@ def draw(rules: Mapping[str, Any], state: DealState, agent: Agent) -> int:
     for seat, cards in drawn.items():
         state.hands[seat] |= set(cards)
         state.stock = [c for c in state.stock if c not in set(cards)]
+    state.round_start = True
     return leader
 
 
@@ -407,7 +451,7 @@ def finish_deal(
     if out_seat is not None:
         agent.emit(ev.out_event(out_seat))
     else:
-        residue = award_residue(state)
+        residue = award_residue(state, rules)
         if residue is not None:
             agent.emit(ev.residue_event(residue))
     points = score_deal(rules, state.piles, state.tabla)
@@ -483,7 +527,8 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
 
     Procedure (the kernels follow the same one):
     1. deal stream = ``Stream(seed, game, 0)``; seat s's policy uses ``Stream(seed, game, 1 + s)``;
-    2. first dealer = ``deal.bounded(2)``; deal d is dealt by ``(first_dealer + d) % 2``;
+    2. first dealer = ``deal.bounded(2)``, or seat 0 with ``first_dealer="fixed"`` (the draw is made all the
+       same); deal d is dealt by ``(first_dealer + d) % 2``;
     3. each deal: shuffle the 52 ids; 3 cards to the non-dealer, 3 to the dealer, 4 to the table, talon 42;
        the turns of :func:`play_deal`; when both hands are empty the round leader draws the next 3 talon cards,
        then the other player the next 3;
@@ -499,7 +544,8 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     deal_stream = Stream(seed, game, DEAL_STREAM)
     streams = [Stream(seed, game, policy_stream_index(s)) for s in range(PLAYERS)]
     agent = PolicyAgent(rules, names, deal_stream, streams)
-    first_dealer = deal_stream.bounded(PLAYERS)
+    drawn = deal_stream.bounded(PLAYERS)
+    first_dealer = 0 if rules["first_dealer"] == "fixed" else drawn  # K2
     run_game(rules, first_dealer, agent)
     return ev.trace_document(VARIANT, rules, SIDES, names, seed, game, agent.events)
 
@@ -626,6 +672,8 @@ def check_trace(trace: Mapping[str, Any]) -> None:
     first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
     if first_dealer not in range(PLAYERS):
         raise agent.fail(f"the first deal's dealer {first_dealer!r} is not a seat", 0)
+    if agent.rules["first_dealer"] == "fixed" and first_dealer != 0:
+        raise agent.fail(f"with first_dealer=fixed seat 0 deals first, not seat {first_dealer}", 0)
     run_game(MappingProxyType(agent.rules), first_dealer, agent)
     if agent.pos != len(agent.events):
         raise agent.fail("events after the end of the game")

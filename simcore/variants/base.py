@@ -29,6 +29,10 @@ FORCED_NAMES = {"none": FORCED_NONE, "card": FORCED_CARD, "player": FORCED_PLAYE
 # Rules.ace_on_empty (Foracio)
 ACE_CHOICE, ACE_KEEP, ACE_STAY = 0, 1, 2
 
+# Rules.round_leader and Rules.residue_no_capture (Kaszino)
+LEADER_NON_DEALER, LEADER_LAST_CAPTURER, LEADER_OPPONENT = 0, 1, 2
+RESIDUE_NOBODY, RESIDUE_DEALER, RESIDUE_NON_DEALER = 0, 1, 2
+
 MAX_PLAYERS = 4
 MAX_CATEGORIES = 16
 _ZEROS = np.zeros(52, dtype=np.int64)
@@ -76,9 +80,21 @@ class Rules(NamedTuple):
     after_tabla_double: int = 0  # Kaszino: after a tabla the opponent trails then moves again
     opening_tabla_points: int = 1  # Kaszino: tabla with the deal's first move taking the initial table
     last_round_open: int = 0  # Kaszino: both hands public in the deal's last round
-    leader_last_capturer: int = 0  # Kaszino: the last capturer leads after the draw (else the non-dealer)
+    round_leader: int = 0  # Kaszino: LEADER_* (who draws first and leads after both hands are empty)
+    opening_tabla_each_round: int = 0  # Kaszino: the first move after every draw can score opening_tabla_points
+    own_trail_tabla: int = 1  # Kaszino: 0/1: does a tabla that takes only the mover's own trails count
+    residue_no_capture: int = RESIDUE_NOBODY  # Kaszino: RESIDUE_*: who takes the table when nobody captured
+    # Kaszino's deal points (K12): cards_target+ cards, count_suit_target+ spades, each ace, 2S, 10D; sweep_points
+    # is the tabla's
+    points_cards: int = 0
+    points_spades: int = 0
+    points_ace: int = 0
+    points_2s: int = 0
+    points_10d: int = 0
+    first_dealer_fixed: int = 0  # 0/1: seat 0 deals the first deal (else drawn from the deal stream)
     # For heuristics: a side holding ``cards_target`` cards has settled the cards category; ``count_suit`` (or
-    # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards.
+    # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards. Kaszino's
+    # scoring reads the two targets as its thresholds.
     cards_target: int = 99
     count_suit: int = -1
     count_suit_target: int = 99
@@ -158,13 +174,16 @@ class HeuristicWeights:
     ``defaults``: the game's own weights (``hold``, ``card`` and its scoring cards and suit), users override any;
     ``meanings``: what each of them means in this game (``scopasim policies``); ``card_points(weights, rules,
     card)``: points a card is worth to the side that takes it; ``suit_weight(weights, rules)``: points per card
-    of the suit whose count scores (0 when no suit count scores under ``rules``).
+    of the suit whose count scores (0 when no suit count scores under ``rules``); ``under_rules(weights,
+    rules)``: the weights a rule set makes of the given ones (a game whose rule keys set its points scales its
+    weights with them; None: the weights as given), applied before the two others.
     """
 
     defaults: Mapping[str, float]
     meanings: Mapping[str, str]
     card_points: Callable[[Mapping[str, float], Mapping[str, Any], int], float]
     suit_weight: Callable[[Mapping[str, float], Mapping[str, Any]], float]
+    under_rules: Callable[[Mapping[str, float], Mapping[str, Any]], Mapping[str, float]] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,18 @@ last capturer (K10). Deal points: 27+ cards 3, 7+ spades 2, each ace 1, the 2 of
 of diamonds 2 (big casino), táblas (K12). A player whose banked and sure points reach 11 wins at once ("AUSZ!",
 K13).
 
+Part B's options are keys (K2 ``first_dealer``, K6 ``tabla_by_recapturing_own_trail_counts``, K7
+``opening_tabla_scope``, K8 ``round_leader``, K10 ``residue_if_no_capture``, K11 ``tabla_on_final_move_counts``,
+K12 the points and thresholds); K4's ``forced_exchange`` is ``forced_capture`` (true = player, false = none).
+
 Deliberate choices where RULES.md leaves room:
 * ``max_sum`` is an integer 0..39 (0 = no cap; 39 = three kings, the most three hand cards can make).
+* A tábla that does not count (``tabla_on_final_move_counts``, ``tabla_by_recapturing_own_trail_counts``) is a
+  plain capture: no points, no double move. "Own trail" is per card: every card taken was trailed by the mover.
+* ``opening_tabla_scope=first_move_after_each_draw``: the leader's first move of every round (the deal's first
+  move included) scores ``opening_tabla_points`` if it empties the table, whatever cards are on it.
+* ``first_dealer=fixed``: seat 0 deals first; the deal stream still draws the first dealer and ignores it, so a
+  seed deals the same cards as under ``random``.
 * A tábla is checked for the mid-deal win after every play; the residue award is followed by the ordinary
   end-of-deal decision (RULES.md A.5).
 """
@@ -22,6 +32,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -30,6 +41,12 @@ from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, RANK_MASK, SP
 from simcore.variants.base import (
     FORCED_NAMES,
     KASZINO,
+    LEADER_LAST_CAPTURER,
+    LEADER_NON_DEALER,
+    LEADER_OPPONENT,
+    RESIDUE_DEALER,
+    RESIDUE_NOBODY,
+    RESIDUE_NON_DEALER,
     TURNS_EXCHANGE,
     GameInfo,
     HeuristicWeights,
@@ -55,7 +72,8 @@ KEYS = (
     RuleKey(
         "forced_capture",
         "player",
-        "player: if any exchange exists the move must be an exchange; none: trailing is always allowed (K4)",
+        "player: if any exchange exists the move must be an exchange; none: trailing is always allowed (K4; this is"
+        " RULES.md's forced_exchange: true = player, false = none)",
         choices=("player", "none"),
     ),
     RuleKey("single_card_priority", False, "not used by exchanges", choices=(False,)),
@@ -80,10 +98,57 @@ KEYS = (
     RuleKey(
         "round_leader",
         "last_capturer",
-        "who draws first and leads after both hands are empty (K8)",
-        choices=("last_capturer", "non_dealer"),
+        "who draws first and leads after both hands are empty (K8); the non-dealer while nobody has captured",
+        choices=("last_capturer", "non_dealer", "opponent_of_last_capturer"),
+    ),
+    RuleKey("points_cards", 3, "points for taking cards_threshold or more cards (K12)", min=0, max=100),
+    RuleKey("cards_threshold", 27, "cards that score points_cards (K12; 26 or fewer: both may score)", min=1, max=52),
+    RuleKey("points_spades", 2, "points for taking spades_threshold or more spades (K12)", min=0, max=100),
+    RuleKey("spades_threshold", 7, "spades that score points_spades (K12; 6 or fewer: both may score)", min=1, max=13),
+    RuleKey("points_ace", 1, "points for each ace taken (K12)", min=0, max=100),
+    RuleKey("points_2S", 1, "points for the two of spades, the little casino (K12)", min=0, max=100),
+    RuleKey("points_10D", 2, "points for the ten of diamonds, the big casino (K12)", min=0, max=100),
+    RuleKey("points_tabla", 1, "points for a tábla other than the opening one (K6, K12)", min=0, max=100),
+    RuleKey(
+        "tabla_on_final_move_counts",
+        True,
+        "a tábla with the deal's final move scores (K11); false: it is a plain capture (no points)",
+    ),
+    RuleKey(
+        "residue_if_no_capture",
+        "none",
+        "who takes the table left at the end of a deal in which nobody captured (K10); none: it stays unscored",
+        choices=("none", "dealer", "non_dealer"),
+    ),
+    RuleKey(
+        "opening_tabla_scope",
+        "first_move_of_deal",
+        "which tábla scores opening_tabla_points (K7): the deal's first move (taking the 4 initial cards), or the"
+        " first move after each draw (the deal's first move included) taking the whole table",
+        choices=("first_move_of_deal", "first_move_after_each_draw"),
+    ),
+    RuleKey(
+        "tabla_by_recapturing_own_trail_counts",
+        True,
+        "an exchange that empties the table taking only cards the mover trailed himself is a tábla (K6); false: a"
+        " plain capture (no points, no double move)",
+    ),
+    RuleKey(
+        "first_dealer",
+        "random",
+        "random: the first dealer is drawn from the deal stream (A.2, K2); fixed: seat 0 deals first (the draw is"
+        " still made, so a seed deals the same cards under both)",
+        choices=("random", "fixed"),
     ),
 )
+LEADERS = {
+    "last_capturer": LEADER_LAST_CAPTURER,
+    "non_dealer": LEADER_NON_DEALER,
+    "opponent_of_last_capturer": LEADER_OPPONENT,
+}
+RESIDUES = {"none": RESIDUE_NOBODY, "dealer": RESIDUE_DEALER, "non_dealer": RESIDUE_NON_DEALER}
+ROUNDS = 8  # K2, K8: the initial hands and 7 draws of 3 cards each
+SPEC_DEFAULTS = MappingProxyType({k.name: k.default for k in KEYS})
 
 
 def subsets_with_sum_bound(max_sum: int) -> int:
@@ -95,15 +160,17 @@ def subsets_with_sum_bound(max_sum: int) -> int:
     return max(counts[1:])
 
 
-def card_weight(card: int) -> int:
-    """Point value of a card for heuristics: aces, the casinos, spades (majority)."""
-    weight = 1 if CARD_SUIT[card] == SPADES else 0
+def card_weight(card: int, r: Mapping[str, Any] | None = None) -> int:
+    """Point value of a card for the greedy tie-break (K12 under the rules ``r``, default rules if None): three per
+    point of an ace or a casino, one for a spade while the spades score."""
+    r = SPEC_DEFAULTS if r is None else r
+    weight = 1 if CARD_SUIT[card] == SPADES and r["points_spades"] > 0 else 0
     if CARD_RANK[card] == 1:
-        weight += 3
+        weight += 3 * r["points_ace"]
     if card == LITTLE_CASINO:
-        weight += 3
+        weight += 3 * r["points_2S"]
     if card == BIG_CASINO:
-        weight += 6
+        weight += 3 * r["points_10D"]
     return weight
 
 
@@ -124,21 +191,30 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
         forced_capture=FORCED_NAMES[r["forced_capture"]],
         n_categories=len(CATEGORIES),
         max_moves=min(bound, MOVE_BUFFER_CAP),
-        card_weight=np.array([card_weight(c) for c in range(N_CARDS)], dtype=np.int64),
+        card_weight=np.array([card_weight(c, r) for c in range(N_CARDS)], dtype=np.int64),
         sum_mask=pack,
         value_by_rank=pack_values(VALUE_OF_RANK),
-        sweep_points=1,
-        last_play_sweep=1,
+        sweep_points=int(r["points_tabla"]),
+        last_play_sweep=int(bool(r["tabla_on_final_move_counts"])),
         mid_deal_out=int(r["out_call"] == "auto"),
         max_sum=max_sum,
         max_hand_cards=int(r["max_hand_cards"]),
         after_tabla_double=int(r["after_tabla"] == "trail_then_move"),
         opening_tabla_points=int(r["opening_tabla_points"]),
         last_round_open=int(bool(r["last_round_open"])),
-        leader_last_capturer=int(r["round_leader"] == "last_capturer"),
-        cards_target=27,
+        round_leader=LEADERS[r["round_leader"]],
+        opening_tabla_each_round=int(r["opening_tabla_scope"] == "first_move_after_each_draw"),
+        own_trail_tabla=int(bool(r["tabla_by_recapturing_own_trail_counts"])),
+        residue_no_capture=RESIDUES[r["residue_if_no_capture"]],
+        points_cards=int(r["points_cards"]),
+        points_spades=int(r["points_spades"]),
+        points_ace=int(r["points_ace"]),
+        points_2s=int(r["points_2S"]),
+        points_10d=int(r["points_10D"]),
+        first_dealer_fixed=int(r["first_dealer"] == "fixed"),
+        cards_target=int(r["cards_threshold"]),
         count_suit=3,
-        count_suit_target=7,
+        count_suit_target=int(r["spades_threshold"]),
     )
 
 
@@ -170,15 +246,19 @@ def most_moves(max_sum: int, max_hand_cards: int, forced: str) -> int:
 def game_info(r: Mapping[str, Any]) -> GameInfo:
     """Kaszinó's bounds for a resolved rule set; each line says the rule it comes from."""
     plies = 52 - 4  # K2, K8: every card not dealt to the table is played from a hand, at least one card a play
-    tablas = most_sweeps(plies, plies // 2, table_starts_empty=False, last_play_counts=True)  # K11: the last counts
+    final = bool(r["tabla_on_final_move_counts"])  # K11
+    tablas = most_sweeps(plies, plies // 2, table_starts_empty=False, last_play_counts=final)
+    # K7: only the deal's opening move (or, by opening_tabla_scope, each round's first) can score
+    # opening_tabla_points; every other tábla scores points_tabla
+    openings = min(tablas, 1 if r["opening_tabla_scope"] == "first_move_of_deal" else ROUNDS)
+    tabla = int(r["points_tabla"])
     points = {
-        "cards": 3,  # K12: 27+ cards 3, 7+ spades 2, each ace 1, the 2 of spades 1, the 10 of diamonds 2
-        "spades": 2,
-        "aces": 4,
-        "little_casino": 1,
-        "big_casino": 2,
-        # K7: only the deal's opening move can score opening_tabla_points; every other tábla scores 1
-        "tabla": max(int(r["opening_tabla_points"]), 1) + tablas - 1,
+        "cards": int(r["points_cards"]),  # K12: thresholds are absolute, so one side scores each at most once
+        "spades": int(r["points_spades"]),
+        "aces": 4 * int(r["points_ace"]),
+        "little_casino": int(r["points_2S"]),
+        "big_casino": int(r["points_10D"]),
+        "tabla": tablas * tabla + openings * max(0, int(r["opening_tabla_points"]) - tabla),
     }
     return GameInfo(
         players=2,
@@ -203,16 +283,40 @@ def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> fl
     return value + w["little_casino"] * (c == card_id(2, SPADES)) + w["big_casino"] * (c == card_id(10, DIAMONDS))
 
 
+def _under_rules(w: Mapping[str, float], rules: Mapping[str, Any]) -> dict[str, float]:
+    """The weights, given for the default scoring, scaled with the scoring keys (K12): a card's points by the
+    ratio of its points to the default's, a majority's per-card weight also by the default threshold over the
+    rule's (P points over about N cards: P / N a card)."""
+    d = SPEC_DEFAULTS
+
+    def ratio(points: str, threshold: str | None = None) -> float:  # integer products: exactly 1.0 at defaults
+        if threshold is None:
+            return rules[points] / d[points]
+        return (rules[points] * d[threshold]) / (d[points] * rules[threshold])
+
+    out = dict(w)
+    out["ace"] = w["ace"] * ratio("points_ace")
+    out["little_casino"] = w["little_casino"] * ratio("points_2S")
+    out["big_casino"] = w["big_casino"] * ratio("points_10D")
+    out["spade"] = w["spade"] * ratio("points_spades", "spades_threshold")
+    out["card"] = w["card"] * ratio("points_cards", "cards_threshold")
+    return out
+
+
 WEIGHTS = HeuristicWeights(
     defaults={"hold": 0.2, "card": 0.11, "spade": 0.28, "ace": 1.0, "little_casino": 1.0, "big_casino": 2.0},
     meanings={
-        "spade": "points per spade while the spades majority is open",
-        "ace": "points for each ace",
-        "little_casino": "points for the two of spades",
-        "big_casino": "points for the ten of diamonds",
+        "card": "points per card taken while the cards majority is open (at the default scoring; scaled by"
+        " points_cards / cards_threshold)",
+        "spade": "points per spade while the spades majority is open (at the default scoring; scaled by"
+        " points_spades / spades_threshold)",
+        "ace": "points for each ace (at points_ace=1; scaled with it)",
+        "little_casino": "points for the two of spades (at points_2S=1; scaled with it)",
+        "big_casino": "points for the ten of diamonds (at points_10D=2; scaled with it)",
     },
     card_points=_card_points,
     suit_weight=lambda w, rules: w["spade"],
+    under_rules=_under_rules,
 )
 
 #: Dealt material for the control variates of the first player's advantage (analysis.control):
