@@ -295,7 +295,7 @@ def test_the_view_a_policy_reads_ends_before_the_engine_slots():
     from simcore.policies.usercall import FAULT_VALUE
 
     assert policy_api.VIEW_SIZE == VIEW_N_MOVES + 1 <= FAULT_VALUE - VIEW < FAULT
-    assert policy_api.RULES_SIZE == 72 and policy_api.VIEW_VERSION == 1
+    assert policy_api.RULES_SIZE == 76 and policy_api.VIEW_VERSION == 1
 
 
 def test_error_an_exception_in_the_policy_is_named(tmp_path):
