@@ -13,8 +13,8 @@ the three-kings redeal), plus the *asso piglia tutto* family (SC9), written here
 * an ace capture taking exactly one table ace is ordinary (a scopa when it empties the table); any other is a
   take-all, a scopa only with ``ace_scopa``; a keep is a capture (last capturer) and never a scopa.
 
-Moves are ``(card, take_mask)`` as in :mod:`.scopa`; a kept ace is ``(ace, 1 << ace)`` (its trace ``take`` is
-empty). Choices where RULES.md leaves room are those of ``simcore.variants.scopone``.
+Moves are ``(play_mask, take_mask)`` as in :mod:`.skopa`; a kept ace is ``(ace_mask, ace_mask)`` (its trace
+``take`` is empty). Choices where RULES.md leaves room are those of ``simcore.variants.scopone``.
 """
 
 from __future__ import annotations
@@ -75,23 +75,24 @@ def ace_has_power(rules: Mapping[str, Any], table: frozenset[int], first_play: b
 def ace_moves(rules: Mapping[str, Any], ace: int, table: frozenset[int]) -> list[Move]:
     """SC9: the whole table; on an empty table itself (keep) and/or a trail (stay), by ``ace_on_empty``; a
     trail also under ``forced_capture="none"``."""
+    play = 1 << ace
     moves = []
     if table:
-        moves.append((ace, mask_of(table)))
+        moves.append((play, mask_of(table)))
     else:
         if rules["ace_on_empty"] in ("keep", "choice"):
-            moves.append((ace, 1 << ace))
+            moves.append((play, play))
         if rules["ace_on_empty"] in ("stay", "choice"):
-            moves.append((ace, 0))
-    if rules["forced_capture"] == "none" and (ace, 0) not in moves:
-        moves.append((ace, 0))
+            moves.append((play, 0))
+    if rules["forced_capture"] == "none" and (play, 0) not in moves:
+        moves.append((play, 0))
     return moves
 
 
 def legal_moves(
     rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int], first_play: bool = False
 ) -> list[Move]:
-    """Legal ``(card, take_mask)`` moves, sorted (SC4, SC5, SC9); ``first_play``: the deal's first play."""
+    """Legal ``(play_mask, take_mask)`` moves, sorted (SC4, SC5, SC9); ``first_play``: the deal's first play."""
     hand, table = as_cards(hand), as_cards(table)
     if first_play and rules["ace_takes_all"] and rules["ace_first_play"] == "banned":
         others = frozenset(c for c in hand if not is_ace(c))
@@ -103,9 +104,9 @@ def legal_moves(
             moves.extend(ace_moves(rules, card, table))
             continue
         takes = scopa.captures(rules, card, table)
-        moves.extend((card, mask_of(t)) for t in takes)
+        moves.extend((1 << card, mask_of(t)) for t in takes)
         if may_trail(forced, bool(takes), False):
-            moves.append((card, 0))
+            moves.append((1 << card, 0))
     return sorted(moves)
 
 
@@ -126,7 +127,7 @@ def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Greedy (Scopa's card weights, the re bello included); a keep scores as a capture of one card."""
     napola, re_bello = bool(view.rules["napola"]), bool(view.rules["re_bello"])
     weight = lambda c: scopa.card_weight(c, napola, re_bello)  # noqa: E731
-    return first_best(greedy_value(1 << card, take, weight) for card, take in view.moves)
+    return first_best(greedy_value(play, take, weight) for play, take in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -147,10 +148,11 @@ def is_take_all(rules: Mapping[str, Any], card: int, taken: frozenset[int]) -> b
 
 def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
     """Play a legal move: a keep puts the ace in the side's pile; a capture takes, a trail lays (SC4-SC6, SC9)."""
-    card, take_mask = move
+    play, take_mask = move
+    card = play.bit_length() - 1
     state.hands[seat].remove(card)
     side = seat % 2
-    if take_mask == 1 << card:  # a kept ace: a capture for the last-capturer rule, never a scopa
+    if take_mask == play:  # a kept ace: a capture for the last-capturer rule, never a scopa
         state.piles[side].add(card)
         state.last_capturer = seat
         return PlayResult("keep", 0, False)
@@ -208,11 +210,12 @@ def deal_cards(
 
 
 def move_of(card: int, take_mask: int) -> Move:
-    return card, take_mask
+    """A Scopone move names its played card by its mask (a keep: ``(ace_mask, ace_mask)``, the kernel's)."""
+    return 1 << card, take_mask
 
 
 def play_mask(move: Move) -> int:
-    return 1 << move[0]
+    return move[0]
 
 
 def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]) -> dict[str, Any]:
