@@ -114,7 +114,7 @@ def append_card_moves(ps, c, table, rs, k, n):
     its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
     """
     forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _, fewest, ace_on_ace = rs
-    if ace_sweeps > 0 and (1 << c) & ACES and not (ace_on_ace != 0 and (table & ACES) != 0):
+    if ace_sweeps != 0 and (1 << c) & ACES and not (ace_on_ace != 0 and (table & ACES) != 0):
         return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)

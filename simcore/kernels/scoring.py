@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SCOPONE, SKOPA
 
 # Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
@@ -230,7 +230,7 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):
             points[side, k] = 0
-    if rules.variant == SCOPA:
+    if rules.variant == SCOPA or rules.variant == SCOPONE:  # Scopone scores as Scopa (SC7, SC8)
         score_scopa(rules, piles, sweep_pts, points, work)
     elif rules.variant == SKOPA:
         score_skopa(rules, piles, sweep_pts, points, work)

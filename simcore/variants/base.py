@@ -17,7 +17,7 @@ import numpy as np
 from simcore.errors import ConfigError, shown
 
 # Rules.variant ids
-SCOPA, KASZINO, FORACIO, SKOPA = 0, 1, 2, 3
+SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE = 0, 1, 2, 3, 4
 
 # Rules.turns: the turn structure the deal loop plays (0 is no game's: a fault, never a guess)
 TURNS_ONE_CARD, TURNS_EXCHANGE = 1, 2  # one card a turn (Scopa, Skopa, Foracio); Kaszinó's exchanges and double move
@@ -41,7 +41,7 @@ class Rules(NamedTuple):
     """Compiled rules. Every field is an int64 scalar or an int64 array, so all variants share one compiled
     signature; a variant sets the fields it uses and leaves the others at their neutral defaults."""
 
-    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA): picks the game's scoring (Scopone scores as SCOPA)
+    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE): picks the game's scoring
     players: int
     n_sides: int
     side_of: np.ndarray  # int64[4]: seat -> side

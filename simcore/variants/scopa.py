@@ -120,7 +120,6 @@ def scopa_rule_fields(r: Mapping[str, Any]) -> dict[str, Any]:
             primiera[c] = PRIMIERA_OF_RANK[rank]
             weight[c] = card_weight(c, bool(r["napola"]), bool(r["re_bello"]))
     return {
-        "variant": SCOPA,  # Scopone scores as Scopa (``score_scopa``)
         "pack": pack,
         "target": int(r["target"]),
         "forced_capture": FORCED_NAMES[r["forced_capture"]],
@@ -144,6 +143,7 @@ def scopa_rule_fields(r: Mapping[str, Any]) -> dict[str, Any]:
 def compile_scopa(r: Mapping[str, Any]) -> Rules:
     players = int(r["players"])
     return Rules(
+        variant=SCOPA,
         players=players,
         n_sides=2 if players == 4 else players,
         side_of=side_array(players),

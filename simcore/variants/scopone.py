@@ -6,7 +6,7 @@ one round of 40 plays; ``deal="nine"`` (*classico*): 9 each and 4 face up, with 
 Extras (SC8, SC9): napola, re bello, and *asso piglia tutto* with its sub-rules.
 
 What Scopone shares with Scopa is Scopa's, not a copy: the ``Rules`` fields (``scopa.scopa_rule_fields``), the
-kernel scoring (variant id SCOPA: ``score_scopa``, with the ``re_bello`` column), the keys ``sum_choice`` and
+kernel scoring (``score_scopa``, with the ``re_bello`` column, for variant id SCOPONE too), the keys ``sum_choice`` and
 ``re_bello`` (``scopa.SUM_CHOICE``, ``scopa.RE_BELLO``), the point policies' weights and the control variates.
 The ace that takes all is Foracio's kernel (``Rules.ace_sweeps``, ``ace_on_empty``), with Scopone's fields for
 what Foracio lacks (``ace_single_ordinary``, ``ace_scopa``, ``ace_on_ace``, ``ace_first_play``).
@@ -35,6 +35,7 @@ from simcore.variants.base import (
     ACE_FIRST_PLAIN,
     ACE_KEEP,
     ACE_STAY,
+    SCOPONE,
     GameInfo,
     RuleKey,
     Rules,
@@ -117,6 +118,7 @@ def compile_scopone(r: Mapping[str, Any]) -> Rules:
     hand_size, table_size = DEALS[r["deal"]]
     aces = bool(r["ace_takes_all"])
     return Rules(
+        variant=SCOPONE,
         players=4,
         n_sides=2,
         side_of=side_array(4),
