@@ -248,19 +248,25 @@ def napola_points(pile: Iterable[int]) -> int:
 
 
 def score_deal(
-    rules: Mapping[str, Any],
-    piles_per_side: Sequence[int | Iterable[int]],
-    sweeps_per_side: Sequence[int],
-    categories: Sequence[str] | None = None,
+    rules: Mapping[str, Any], piles_per_side: Sequence[int | Iterable[int]], sweeps_per_side: Sequence[int]
 ) -> list[dict[str, int]]:
     """Deal points per side, categories in order cards, coins, settebello, primiera, scopa, napola (S10, S11),
-    then re_bello (the king of coins, when ``re_bello`` is on) if ``categories`` (by default the rule set's,
-    ``SPEC.categories_for``) has it.
+    and re_bello (the king of coins) when the rule is on (``SPEC.categories_for``).
 
     ``piles_per_side``: each side's captured cards (a mask or ids, residue included);
     ``sweeps_per_side``: the counted sweeps of each side.
     """
-    categories = SPEC.categories_for(rules) if categories is None else categories
+    return deal_points(rules, piles_per_side, sweeps_per_side, SPEC.categories_for(rules))
+
+
+def deal_points(
+    rules: Mapping[str, Any],
+    piles_per_side: Sequence[int | Iterable[int]],
+    sweeps_per_side: Sequence[int],
+    categories: Sequence[str],
+) -> list[dict[str, int]]:
+    """:func:`score_deal` with the categories given: Scopa's, then re_bello if ``categories`` has it (Scopone
+    always has it)."""
     piles = [as_cards(p) for p in piles_per_side]
     cards = majority_points([len(p) for p in piles])
     coins = majority_points([sum(1 for c in p if suit_of(c) == DIAMONDS) for p in piles])

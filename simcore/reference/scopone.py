@@ -177,7 +177,7 @@ def score_deal(
     rules: Mapping[str, Any], piles: Sequence[int | Iterable[int]], sweeps: Sequence[int]
 ) -> list[dict[str, int]]:
     """SC7, SC8: Scopa's deal points with every category of C.A.4 (napola and re_bello 0 when off)."""
-    return scopa.score_deal(rules, piles, sweeps, CATEGORIES)
+    return scopa.deal_points(rules, piles, sweeps, CATEGORIES)
 
 
 def deal_total(points: Mapping[str, int]) -> int:
