@@ -1,10 +1,10 @@
-"""One deal of any of the four games, as a loop that can stop and resume (``run_deal``).
+"""One deal of any of the games, as a loop that can stop and resume (``run_deal``).
 
-Scopa, Skopa and Foracio share ``run_family`` (one card per turn, seats in order, hands dealt in rounds), driven
-by ``Rules`` flags: rank-only court captures, Foracio's ace and same-suit points, valued scope, mid-deal
-declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges, double moves after a tábla,
-waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and Part B; the reference engines
-in ``simcore.reference`` follow the same steps):
+Scopa, Skopa, Foracio and Scopone share ``run_family`` (one card per turn, seats in order, hands dealt in
+rounds), driven by ``Rules`` flags: rank-only court captures, the ace that takes all (Foracio, Scopone), same-suit
+points, valued scope, mid-deal declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges,
+double moves after a tábla, waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and
+Part B; the reference engines in ``simcore.reference`` follow the same steps):
 
 * Streams: stream 0 deals (first dealer, then one shuffle per deal or redeal), stream ``1 + seat`` is the
   seat's policy stream. Deal ``d`` is dealt by ``(first_dealer + d) % players`` and led by the next seat.
