@@ -19,7 +19,7 @@ COMPARISONS = (
     ("scopa", "random", {}, {"napola": "true"}),
     ("kaszino", "greedy", {}, {"out_call": "end_of_deal"}),
 )
-CV_GAMES = (("scopa", 2), ("kaszino", 2), ("skopa", 2), ("foracio", 4))
+CV_GAMES = (("scopa", 2), ("kaszino", 2), ("skopa", 2), ("foracio", 4), ("scopone", 4))
 ROWS = ("first player advantage", "leader's margin per deal", "points per deal", "deals per game")
 
 

@@ -120,7 +120,7 @@ class ChunkCounts:
         self.chunks: set[int] = set()
         self.outcomes = OutcomeStats(np.zeros((players, players, sides + 1), np.int64))
         self.games = GameStats(sides, seat_sides(players))
-        self.deals = DealStats(list(config.spec.categories), sides)
+        self.deals = DealStats(list(config.categories), sides)
 
     def __call__(self, index: int, games: Any, deals: Any) -> None:
         self.outcomes.add(_columns(games, self.outcomes.columns))

@@ -100,6 +100,11 @@ class RunConfig:
     def players(self) -> int:
         return int(self.rules["players"])
 
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """The scoring categories of this run's rules (``VariantSpec.categories_for``)."""
+        return self.spec.categories_for(self.rules)
+
     def compiled_rules(self) -> Rules:
         return self.spec.compile(self.rules)
 

@@ -28,7 +28,7 @@ from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
 from simcore.kernels.game import EV_WIDTH, ChunkOut
-from simcore.kernels.moves import exchange_moves, move_rules
+from simcore.kernels.moves import exchange_moves, first_play_rules, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
 from simcore.kernels.workspace import (
@@ -282,15 +282,17 @@ def registered_ids() -> frozenset[int]:
     return frozenset(spec.compile(spec.resolve()).variant for spec in VARIANTS.values())
 
 
-def legal_moves(rules: Rules, hand_mask: int, table_mask: int) -> list[tuple[int, int]]:
-    """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests)."""
+def legal_moves(rules: Rules, hand_mask: int, table_mask: int, first_play: bool = False) -> list[tuple[int, int]]:
+    """Legal moves ``(played mask, taken mask)`` in canonical order (a Python view of the kernel, for tests);
+    ``first_play``: the position is the deal's first play (Scopone's ``ace_first_play``)."""
     if rules.variant not in registered_ids() or rules.turns not in (TURNS_ONE_CARD, TURNS_EXCHANGE):
         raise ConfigError(f"variant id {rules.variant} with turn structure {rules.turns} is not a registered game's")
     ps = np.zeros(move_space_size(rules.max_moves), np.int64)
     if rules.turns == TURNS_EXCHANGE:
         n = exchange_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules), False)
     else:
-        n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), move_rules(rules))
+        rs = first_play_rules(rules) if first_play else move_rules(rules)
+        n = _legal_moves(ps, np.int64(hand_mask), np.int64(table_mask), rs)
     return [(int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1])) for i in range(n)]
 
 

@@ -97,7 +97,7 @@ def metadata_blob(config: RunConfig, table: str, index: int) -> bytes:
             "policies": list(config.policies),
             "players": config.players,
             "sides": config.spec.sides(config.players),
-            "categories": list(config.spec.categories),
+            "categories": list(config.categories),
             "seed": config.seed,
             "games": config.games,
             "chunk": index,
@@ -191,7 +191,7 @@ def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
         "dealt": _arrow(seat_side[dealer] == side),
         "led": _arrow(seat_side[leader] == side),
     }
-    for k, cat in enumerate(config.spec.categories):
+    for k, cat in enumerate(config.categories):
         cols[cat] = _arrow(points[:, k])
     cols["points"] = _arrow(total_points)
     cols["sweeps"] = _arrow(per_deal(out.deal_sweeps).ravel())

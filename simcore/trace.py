@@ -72,7 +72,7 @@ def game_trace(
             events.append({"type": "residue", "seat": a, "cards": format_mask(m1)})
         elif kind == EV_SCORE:
             points = [
-                {cat: int(out.deal_points[row, a, side, k]) for k, cat in enumerate(spec.categories)}
+                {cat: int(out.deal_points[row, a, side, k]) for k, cat in enumerate(spec.categories_for(rules))}
                 for side in range(n_sides)
             ]
             totals = [int(out.deal_totals[row, a, side]) for side in range(n_sides)]

@@ -240,7 +240,7 @@ class Replay:
         self.out_side = self.side_of[event["seat"]]
 
     def on_score(self, event: dict[str, Any]) -> None:
-        info, categories = self.info, self.config.spec.categories
+        info, categories = self.info, self.config.categories
         assert self.plies <= info.max_plies, f"{self.plies} plays in a deal, above max_plies"
         held = [*self.hands.values(), self.table, *self.piles]
         assert sum(bin(m).count("1") for m in held) == bin(self.dealt).count("1"), "a card in two places"
@@ -282,7 +282,7 @@ class Replay:
 
 def check_rows(config: RunConfig, info: GameInfo, games, deals) -> None:
     """Every game's rows of ``games/`` and ``deals/`` against the declared bounds and the target rule."""
-    categories = list(config.spec.categories)
+    categories = list(config.categories)
     n_sides = len(config.spec.sides(config.players))
     target = int(config.rules["target"])
     points = deals[categories].to_numpy()
@@ -356,8 +356,9 @@ def test_every_game_declares_its_bounds(name):
             info = spec.game_info(resolved)
             assert isinstance(info, GameInfo)
             assert info.players == players and info.sides == len(spec.sides(players))
-            assert list(info.max_points) == list(spec.categories), "a bound for each category, in order"
-            assert set(info.immediate) <= set(spec.categories)
+            categories = spec.categories_for(resolved)
+            assert list(info.max_points) == list(categories), "a bound for each category, in order"
+            assert set(info.immediate) <= set(categories)
             assert info.past_target in DECISIONS
             assert info.max_deal_total <= sum(info.max_points.values())
             assert bin(spec.compile(resolved).pack).count("1") == info.pack_cards

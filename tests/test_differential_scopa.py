@@ -23,6 +23,8 @@ CONFIGS = [
     ({"players": 4, "last_play_scopa": True}, ["greedy", "random", "greedy", "random"]),
     ({"forced_capture": "none", "single_card_priority": False}, ["random", "random"]),
     ({"players": 4, "forced_capture": "none", "redeal_kings": 3, "target": 5}, ["random"] * 4),
+    ({"sum_choice": "fewest", "single_card_priority": False, "re_bello": True}, ["greedy", "random"]),
+    ({"players": 4, "sum_choice": "fewest", "re_bello": True, "napola": True}, ["random", "greedy"] * 2),
 ]
 
 

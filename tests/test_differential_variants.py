@@ -1,4 +1,4 @@
-"""Kaszinó, Foracio and Skopa: the Numba engine and each game's plain-Python reference play the same games.
+"""Kaszinó, Foracio, Skopa and Scopone: the Numba engine and each game's plain-Python reference play the same games.
 
 For each game, the defaults and several non-default option combinations play 500 seeded games in both engines;
 the complete traces (every card dealt, every move, every point, mid-deal wins) must be equal, and the kernel's
@@ -62,6 +62,22 @@ CONFIGS = {
         ),
         ({"residue_if_no_capture": "dealer", "forced_capture": "none", "points_tabla": 0}, ["random", "random"]),
     ],
+    "scopone": [
+        ({}, ["greedy"] * 4),
+        ({}, ["random", "greedy", "random", "greedy"]),
+        ({"deal": "nine", "sum_choice": "fewest", "napola": True, "re_bello": True}, ["random", "greedy"] * 2),
+        ({"ace_takes_all": True, "ace_scopa": True, "ace_on_empty": "choice"}, ["random"] * 4),
+        ({"ace_takes_all": True, "ace_on_ace": "ace_only", "ace_first_play": "banned", "deal": "nine"}, ["random"] * 4),
+        (
+            {"ace_takes_all": True, "ace_on_empty": "stay", "ace_first_play": "plain", "forced_capture": "none"},
+            ["random", "greedy"] * 2,
+        ),
+        (
+            {"single_card_priority": False, "sum_choice": "fewest", "primiera": "suits", "last_play_scopa": True},
+            ["greedy", "random"] * 2,
+        ),
+        ({"deal": "nine", "redeal_kings": 0, "target": 21, "ace_takes_all": True}, ["random"] * 4),
+    ],
 }
 CASES = [(variant, rules, policies) for variant, configs in CONFIGS.items() for rules, policies in configs]
 IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in range(len(configs))]
@@ -102,7 +118,7 @@ def test_legal_moves_match_reference_on_random_positions(variant, forced):
     ref = reference(variant)
     pack = cards_of(rules.pack)
     rng = random.Random(3)
-    max_hand = 13 if variant == "foracio" else 3 if variant == "kaszino" else 4
+    max_hand = {"foracio": 13, "kaszino": 3, "scopone": 10}.get(variant, 4)
     for _ in range(2000):
         cards = rng.sample(pack, 30)
         hand = cards[: rng.randint(1, max_hand)]
@@ -110,3 +126,33 @@ def test_legal_moves_match_reference_on_random_positions(variant, forced):
         expected = ref.legal_moves(resolved, set(hand), set(table))
         kernel = engine.legal_moves(rules, sum(1 << c for c in hand), sum(1 << c for c in table))
         assert kernel == expected, (variant, sorted(hand), sorted(table))
+
+
+SCOPONE_MOVE_RULES = [
+    {"sum_choice": "fewest"},
+    {"single_card_priority": False, "sum_choice": "fewest", "forced_capture": "none"},
+    {"ace_takes_all": True},
+    {"ace_takes_all": True, "ace_on_empty": "choice", "ace_on_ace": "ace_only", "forced_capture": "none"},
+    {"ace_takes_all": True, "ace_on_empty": "stay", "ace_first_play": "banned"},
+    {"ace_takes_all": True, "ace_first_play": "plain", "sum_choice": "fewest"},
+]
+
+
+@pytest.mark.parametrize("overrides", SCOPONE_MOVE_RULES, ids=[str(i) for i in range(len(SCOPONE_MOVE_RULES))])
+def test_scopone_legal_moves_match_reference_with_its_options(overrides):
+    """2,000 random positions per rule set: hands of 1..10 cards, tables of 0..16, half of them a deal's first
+    play (where ``ace_first_play`` applies)."""
+    spec = get_variant("scopone")
+    resolved = spec.resolve(overrides)
+    rules = spec.compile(resolved)
+    ref = reference("scopone")
+    pack = cards_of(rules.pack)
+    rng = random.Random(5)
+    for i in range(2000):
+        cards = rng.sample(pack, 30)
+        hand = cards[: rng.randint(1, 10)]
+        table = cards[13 : 13 + rng.choice([0, 0, 1, 2, 3, 4, 5, 6, 8, 11, 16])]
+        first = i % 2 == 1
+        expected = ref.legal_moves(resolved, set(hand), set(table), first)
+        kernel = engine.legal_moves(rules, sum(1 << c for c in hand), sum(1 << c for c in table), first)
+        assert kernel == expected, (overrides, sorted(hand), sorted(table), first)

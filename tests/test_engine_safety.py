@@ -77,8 +77,9 @@ def direct(config: RunConfig, games: np.ndarray):
         ("foracio", ["lookahead", "points", "random", "defensive"], 300),
         ("kaszino", ["mc:samples=3", "greedy"], 40),
         ("skopa", ["mc:samples=2,rollout=2", "random", "mc:samples=2,rollout=3"], 30),
+        ("scopone", ["lookahead", "mc:samples=2", "defensive", "points"], 20),
     ],
-    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc"],
+    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopone-mc"],
 )
 def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policies, games):
     config = config_of(variant, policies, games)
@@ -293,7 +294,7 @@ def test_each_variant_scores_with_its_own_branch(name):
         zeros = [0] * rules.n_sides
         expected = ref.score_deal(resolved, piles, zeros, *[zeros] * extra)
         kernel = engine.score_deal(rules, piles, zeros, zeros)
-        assert kernel.tolist() == [[side[c] for c in spec.categories] for side in expected]
+        assert kernel.tolist() == [[side[c] for c in spec.categories_for(resolved)] for side in expected]
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -364,6 +365,7 @@ def test_each_game_declares_its_turn_structure():
         "skopa": TURNS_ONE_CARD,
         "foracio": TURNS_ONE_CARD,
         "kaszino": TURNS_EXCHANGE,
+        "scopone": TURNS_ONE_CARD,
     }
 
 
@@ -391,10 +393,13 @@ def test_every_registered_game_declares_its_weights_and_what_each_means():
 
 
 def test_each_variant_has_its_own_card_points():
+    """Games with weights of their own get card points of their own (Scopone shares Scopa's scoring, so its
+    ``VariantSpec.weights`` is Scopa's object)."""
     vectors = {
         name: weights.card_points(name, weights.defaults(name), VARIANTS[name].resolve()).tobytes() for name in VARIANTS
     }
-    assert len(set(vectors.values())) == len(vectors)
+    owners = {id(VARIANTS[name].weights) for name in VARIANTS}
+    assert len(set(vectors.values())) == len(owners) == len(VARIANTS) - 1
 
 
 @pytest.mark.parametrize("bad", ["", "Scopa", "scopa ", "briscola", "x" * 1000])

@@ -21,6 +21,7 @@ CASES = [
     ("scopa", ["points", TEMPERED, "lookahead"], {"players": 3}),
     ("skopa", ["defensive", "mc:samples=3"], {}),
     ("foracio", ["random", "careful", "greedy", GREEDY], {}),
+    ("scopone", ["lookahead", GREEDY, "mc:samples=2", "random_card"], {"ace_takes_all": True}),
     ("kaszino", ["lookahead", "random"], {}),
     ("kaszino", ["mc:samples=2,rollout=2", "points"], {"last_round_open": True}),
     (

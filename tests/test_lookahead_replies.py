@@ -42,7 +42,7 @@ def test_replies_by_card_equal_the_listed_best_reply(variant, overrides):
             pile = rest[: rng.randint(0, 25 if side == 0 else 8)]
             ps[VIEW + V_PILES + side] = sum(1 << c for c in pile)
             rest = rest[len(pile) :]
-        size = rng.randint(1, 10 if variant == "foracio" else 3)
+        size = rng.randint(1, 10 if variant in ("foracio", "scopone") else 3)
         samples = [sum(1 << c for c in rng.sample(rest, min(size, len(rest)))) for _ in range(16)]
         samples = [h for h in samples if h]
         union = 0

@@ -38,6 +38,10 @@ CASES = [
     ("foracio", {"ace_on_empty": "stay"}),
     ("foracio", {"ace_on_empty": "keep", "forced_capture": "none"}),
     ("foracio", {"ace_on_empty": "stay", "forced_capture": "none"}),
+    ("scopone", {}),
+    ("scopone", {"ace_takes_all": True}),
+    ("scopone", {"ace_takes_all": True, "ace_on_empty": "choice", "forced_capture": "none", "ace_scopa": True}),
+    ("scopone", {"ace_takes_all": True, "ace_on_empty": "stay", "single_card_priority": False}),
 ]
 
 
@@ -56,7 +60,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     quick = aces = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
-        hand_cards = cards[: rng.randint(1, 10 if variant == "foracio" else 3)]
+        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 3)]
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
@@ -75,10 +79,10 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
             assert ps[RNG + 1] == after_quick
     assert quick > 4500  # most positions take the quick path
-    assert aces > 3000 or variant != "foracio"  # Foracio's aces are decided on the quick path too
+    assert aces > 3000 or not rs[5]  # the aces that take all (Foracio, Scopone) are decided on the quick path too
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone"])
 def test_sum_values_rise_strictly_with_rank(variant):
     """``quick`` walks a card's sum captures among the cards of its rank and below (``up_to_rank``): exact only while
     a higher rank never has a capture value as low as a lower one's, among the cards that enter sums."""
@@ -90,7 +94,7 @@ def test_sum_values_rise_strictly_with_rank(variant):
         assert v1 >= 1 and (v2 > v1 if higher >> 2 > lower >> 2 else v2 == v1)
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone"])
 def test_lanes_kept_by_the_deal_loop_equal_the_rebuilt_ones(variant):
     """``lanes_after`` (a trail multiplies the lanes, a capture rebuilds them) gives the lanes ``subset_sum_lanes``
     builds from scratch, whenever the table has at most ``QUICK_TABLE`` sum cards (the only tables they serve)."""

@@ -36,8 +36,9 @@ def test_plan_checks_before_running(tmp_path):
         plan("skopa", ["greedy", "random"], 10, 1, {"players": 3}, tmp_path)
     with pytest.raises(ConfigError, match="unknown policy"):
         plan("scopa", ["greedy", "minimax"], 10, 1, {}, tmp_path)
-    seatings = plan("foracio", ["greedy", "random"], 10, 1, {}, tmp_path)
-    assert [(s.first, s.second) for s in seatings] == [("greedy", "random"), ("random", "greedy")]
+    for variant in ("foracio", "scopone"):  # 2 v 2: a policy per partnership
+        seatings = plan(variant, ["greedy", "random"], 10, 1, {}, tmp_path / variant)
+        assert [(s.first, s.second) for s in seatings] == [("greedy", "random"), ("random", "greedy")]
 
 
 @pytest.fixture(scope="module")

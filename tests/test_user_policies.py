@@ -30,7 +30,7 @@ EXAMPLES = ROOT / "examples" / "policies"
 GREEDY = f"{EXAMPLES / 'greedy.py'}:greedy"
 SWEEP_AVERSE = f"{EXAMPLES / 'sweep_averse.py'}:sweep_averse"
 TEMPERED = f"{EXAMPLES / 'tempered.py'}:tempered"
-VARIANTS = ["scopa", "skopa", "foracio", "kaszino"]
+VARIANTS = ["scopa", "skopa", "foracio", "kaszino", "scopone"]
 
 
 def chunk(policies, variant="scopa", games=200, seed=3, **kw):
@@ -72,7 +72,7 @@ def spy(view, rules, moves, rng, params):
 def test_example_greedy_plays_exactly_the_builtin_greedy(variant):
     for seed in (3, 11):
         assert same_rows(chunk(["greedy"], variant, seed=seed), chunk([GREEDY], variant, seed=seed))
-    players = 4 if variant == "foracio" else 2
+    players = 4 if variant in ("foracio", "scopone") else 2
     mixed = chunk(["random", GREEDY] * (players // 2), variant, seed=5)
     assert same_rows(chunk(["random", "greedy"] * (players // 2), variant, seed=5), mixed)
 
@@ -322,7 +322,7 @@ def test_the_view_a_policy_reads_ends_before_the_engine_slots():
     from simcore.policies.usercall import FAULT_VALUE
 
     assert policy_api.VIEW_SIZE == VIEW_N_MOVES + 1 <= FAULT_VALUE - VIEW < FAULT
-    assert policy_api.RULES_SIZE == 72 and policy_api.VIEW_VERSION == 1
+    assert policy_api.RULES_SIZE == 76 and policy_api.VIEW_VERSION == 1
 
 
 def test_error_an_exception_in_the_policy_is_named(tmp_path):

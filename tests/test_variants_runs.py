@@ -27,6 +27,7 @@ RUNS = [
     ("skopa", 2),
     ("skopa", 3),
     ("skopa", 4),
+    ("scopone", 4),
 ]
 
 
@@ -72,7 +73,7 @@ def test_tables_have_the_games_categories_and_one_row_per_deal_and_side(run):
 
 def test_every_card_ends_in_one_pile(run):
     config, games, deals = run
-    pack = 40 if config.variant == "scopa" else 52
+    pack = 40 if config.variant in ("scopa", "scopone") else 52
     taken = completed_deals(games, deals).groupby(["game", "deal"]).cards_taken.sum()
     assert (taken == pack).mean() > 0.999 and (taken <= pack).all()  # a deal with no capture leaves a residue
 
@@ -81,7 +82,7 @@ def test_points_per_deal_within_the_rules(run):
     config, games, deals = run
     done = completed_deals(games, deals)
     per_deal = done.groupby(["game", "deal"])
-    if config.variant == "scopa":
+    if config.variant in ("scopa", "scopone"):
         base = per_deal[["cards", "coins", "settebello", "primiera"]].sum().sum(axis=1)
         assert base.between(0, 4).all()
     elif config.variant == "kaszino":
@@ -105,7 +106,7 @@ def test_points_per_deal_within_the_rules(run):
         assert not games.mid_deal.any()
 
 
-@pytest.mark.parametrize("variant", ["kaszino", "foracio", "skopa"])
+@pytest.mark.parametrize("variant", ["kaszino", "foracio", "skopa", "scopone"])
 def test_trace_replay_and_rules_from_the_command_line(variant, tmp_path):
     players = get_variant(variant).key("players").default
     out = tmp_path / "t.jsonl"
@@ -136,6 +137,9 @@ BAD_RULES = [
     ("skopa", "sweep_points=-2", "rule sweep_points: -2 is below the minimum 0"),
     ("skopa", "clubs_tie=half", "rule clubs_tie: half is not allowed"),
     ("skopa", "primiera=table", "unknown rule key 'primiera' for skopa"),
+    ("scopone", "deal=eight", "rule deal: eight is not allowed"),
+    ("scopone", "ace_first_play=never", "rule ace_first_play: never is not allowed"),
+    ("scopa", "sum_choice=fewest_cards", "rule sum_choice: fewest_cards is not allowed"),
 ]
 
 

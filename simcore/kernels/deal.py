@@ -1,10 +1,10 @@
-"""One deal of any of the four games, as a loop that can stop and resume (``run_deal``).
+"""One deal of any of the games, as a loop that can stop and resume (``run_deal``).
 
-Scopa, Skopa and Foracio share ``run_family`` (one card per turn, seats in order, hands dealt in rounds), driven
-by ``Rules`` flags: rank-only court captures, Foracio's ace and same-suit points, valued scope, mid-deal
-declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges, double moves after a tábla,
-waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and Part B; the reference engines
-in ``simcore.reference`` follow the same steps):
+Scopa, Skopa, Foracio and Scopone share ``run_family`` (one card per turn, seats in order, hands dealt in
+rounds), driven by ``Rules`` flags: rank-only court captures, the ace that takes all (Foracio, Scopone), same-suit
+points, valued scope, mid-deal declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges,
+double moves after a tábla, waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and
+Part B; the reference engines in ``simcore.reference`` follow the same steps):
 
 * Streams: stream 0 deals (first dealer, then one shuffle per deal or redeal), stream ``1 + seat`` is the
   seat's policy stream. Deal ``d`` is dealt by ``(first_dealer + d) % players`` and led by the next seat.
@@ -12,7 +12,9 @@ in ``simcore.reference`` follow the same steps):
   ``i = n-1 .. 1``). Hands come first from the shuffled array, in playing order from the leader, then the
   table, then later rounds' hands in the same order (RULES.md 0.2.5).
 * A capture that empties the table is a sweep, except with the deal's last card unless ``last_play_sweep``
-  (and never with Foracio's ace). The table left at the end goes to the last capturer's side; if nobody captured
+  (and never with Foracio's ace; Scopone's ace: taking a lone table ace is ordinary, a take-all sweeps only with
+  ``ace_scopa``). The deal's first play has rule scalars of its own (``first_play_rules``: Scopone's
+  ``ace_first_play``). The table left at the end goes to the last capturer's side; if nobody captured
   it stays unscored. A mid-deal win ends the game after the play that secured it, with no residue.
 
 Where the deal stands lives in the game state (``DS_*`` slots), not in loop variables: a Monte Carlo seat stops
@@ -26,7 +28,7 @@ from __future__ import annotations
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
-from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
+from simcore.kernels.moves import exchange_moves, first_play_rules, legal_moves, move_rules
 from simcore.kernels.scoring import kaszino_scoring, kaszino_sure_points
 from simcore.kernels.workspace import (
     DEAL_RNG,
@@ -270,8 +272,9 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     two borrowed work arrays.
     """
     players, hand_size, side_of = rules.players, rules.hand_size, rules.side_of
-    rs = move_rules(rules)
+    rs_later, rs_first = move_rules(rules), first_play_rules(rules)  # Scopone's ace_first_play: the first differs
     value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
+    ace_single, ace_scopa = rules.ace_single_ordinary, rules.ace_scopa
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
     mid_deal_out, target = rules.mid_deal_out, rules.target
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
@@ -289,6 +292,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         mover = 0 if mover + 1 == players else mover + 1
         side = side_of[seat]
         play, take, i = -1, 0, 0
+        rs = rs_first if t == 0 else rs_later
         if forced >= 0:
             i = forced
             forced = -1
@@ -326,10 +330,14 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         kind = KIND_CAPTURE
         points = 0
         sweep = False
+        ordinary = True
         if ace_sweeps != 0 and play & ACES:
             if take == play:
-                kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
-        else:
+                kind = KIND_KEEP  # Foracio, Scopone: the ace kept itself on an empty table
+                ordinary = False
+            elif ace_single == 0 or popcount(take) != 1 or (take & ACES) == 0:
+                ordinary = ace_scopa != 0  # a take-all: a sweep only under Scopone's ace_scopa, never same-suit
+        if ordinary:
             c = lowest(play)
             if same_suit_bonus != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
                 bonus = card_value(c, value_by_rank)  # F7: a same-suit sum capture scores at once

@@ -57,7 +57,10 @@ from simcore.kernels.workspace import (
     MAX_SAMPLES,
     MOVES,
     PILES,
+    RI_ACE_ON_ACE,
     RI_ACE_ON_EMPTY,
+    RI_ACE_SCOPA,
+    RI_ACE_SINGLE,
     RI_ACE_SWEEPS,
     RI_CARDS_TARGET,
     RI_COUNT_SUIT,
@@ -71,6 +74,7 @@ from simcore.kernels.workspace import (
     RI_PRIORITY,
     RI_RANK_ONLY,
     RI_SAME_SUIT,
+    RI_SUM_FEWEST,
     RI_SUM_MASK,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
@@ -222,6 +226,10 @@ def fill_rule_info(ps, rules):
     ps[RI_CARDS_TARGET] = rules.cards_target
     ps[RI_COUNT_SUIT] = rules.count_suit
     ps[RI_COUNT_SUIT_TARGET] = rules.count_suit_target
+    ps[RI_SUM_FEWEST] = rules.sum_fewest
+    ps[RI_ACE_ON_ACE] = rules.ace_on_ace
+    ps[RI_ACE_SINGLE] = rules.ace_single_ordinary
+    ps[RI_ACE_SCOPA] = rules.ace_scopa
 
 
 @kernel

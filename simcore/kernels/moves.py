@@ -1,7 +1,8 @@
 """Legal moves of a position, with the compulsion rules applied.
 
 A move is a pair of int64 masks ``(play, take)``: the card(s) played from hand and the table cards taken
-(``take == 0`` is a trail; Foracio's ace keeping itself on an empty table is ``take == play``). Moves are listed
+(``take == 0`` is a trail; an ace keeping itself on an empty table, Foracio's or Scopone's, is ``take == play``).
+Moves are listed
 in the canonical order ascending by (play, take): the order in which ``random`` indexes them and ``greedy``
 breaks ties, and the one the reference engines use.
 
@@ -21,9 +22,19 @@ from simcore.kernels.captures import (
     put_move,
     table_subset_sums,
 )
-from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE, FORCED_PLAYER
+from simcore.kernels.workspace import MOVES
+from simcore.variants.base import (
+    ACE_FIRST_BANNED,
+    ACE_FIRST_PLAIN,
+    ACE_KEEP,
+    ACE_STAY,
+    FORCED_CARD,
+    FORCED_NONE,
+    FORCED_PLAYER,
+)
 
 ACES = 0xF
+ACES_BANNED = -1  # ``rs[5]`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
 @kernel
@@ -39,12 +50,29 @@ def move_rules(rules):
         rules.ace_on_empty,
         rules.max_sum,
         rules.max_hand_cards,
+        rules.sum_fewest,
+        rules.ace_on_ace,
     )
 
 
 @kernel
+def first_play_rules(rules):
+    """``move_rules`` for the deal's first play: Scopone's ``ace_first_play`` changes what an ace may do then
+    (``rs[5]``: its take-all power, none under "plain", ``ACES_BANNED`` under "banned"). Every other game and
+    rule set gets ``move_rules`` itself."""
+    rs = move_rules(rules)
+    aces = rs[5]
+    if aces != 0 and rules.ace_first_play == ACE_FIRST_PLAIN:
+        aces = 0
+    elif aces != 0 and rules.ace_first_play == ACE_FIRST_BANNED:
+        aces = ACES_BANNED
+    return (rs[0], rs[1], rs[2], rs[3], rs[4], aces, rs[6], rs[7], rs[8], rs[9], rs[10])
+
+
+@kernel
 def append_ace_moves(ps, card, table, forced, ace_on_empty, n):
-    """Foracio's ace (F5): it takes the whole table; on an empty table it keeps itself or stays."""
+    """An ace that takes all (Foracio F5, Scopone SC9): it takes the whole table; on an empty table it keeps
+    itself or stays."""
     if table != 0:
         if forced == FORCED_NONE:
             n = put_move(ps, n, card, 0)
@@ -66,6 +94,8 @@ def legal_moves(ps, hand, table, rs):
     k = table_subset_sums(ps, table & rs[2], rs[3])
     n = 0
     rest = hand
+    if rs[5] == ACES_BANNED and (hand & ~ACES) != 0:
+        rest = hand & ~ACES  # Scopone's regola del vile: no ace as the deal's first card
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
@@ -83,16 +113,34 @@ def append_card_moves(ps, c, table, rs, k, n):
     capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are
     its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
     """
-    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _ = rs
-    if ace_sweeps != 0 and (1 << c) & ACES:
+    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _, fewest, ace_on_ace = rs
+    if ace_sweeps != 0 and (1 << c) & ACES and not (ace_on_ace != 0 and (table & ACES) != 0):
         return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)
-        return append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
     m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
+    if fewest != 0:
+        m = keep_fewest(ps, n, m)
     if m == n and forced == FORCED_CARD:
         m = put_move(ps, n, 1 << c, 0)
     return m
+
+
+@kernel
+def keep_fewest(ps, start, stop):
+    """Keep, of moves ``start..stop-1`` (one card's captures), those taking the fewest cards, in their order
+    (``sum_choice="fewest"``); returns the new end."""
+    fewest = 64
+    for i in range(start, stop):
+        fewest = min(fewest, popcount(ps[MOVES + 2 * i + 1]))
+    n = start
+    for i in range(start, stop):
+        take = ps[MOVES + 2 * i + 1]
+        if popcount(take) == fewest:
+            ps[MOVES + 2 * n] = ps[MOVES + 2 * i]
+            ps[MOVES + 2 * n + 1] = take
+            n += 1
+    return n
 
 
 @kernel
@@ -112,7 +160,7 @@ def exchange_moves(ps, hand, table, rs, trail_only):
     Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
     so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
     """
-    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards = rs
+    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards, _, _ = rs
     if trail_only:
         return append_trails(ps, hand, 0)
     k = table_subset_sums(ps, table & sum_mask, value_by_rank)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SKOPA
+from simcore.variants.base import FORACIO, KASZINO, SCOPA, SCOPONE, SKOPA
 
-# Scopa category columns
-CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA = 0, 1, 2, 3, 4, 5
+# Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
+CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
 # Foracio category columns
 F_CARDS, F_SPADE, F_TWO_SPADES, F_JACK_SPADES, F_TEN_DIAMONDS, F_ALL_FIVE, F_NAPOLETANA, F_SCOPA, F_SAME_SUIT = range(9)
 
 SETTEBELLO_BIT = 25  # 7d = (7 - 1) * 4 + 1
+KING_DIAMONDS_BIT = 49  # Kd, the re bello
 TWO_CLUBS_BIT = 4  # (rank - 1) * 4 + suit
 TEN_DIAMONDS_BIT = 37
 TWO_SPADES_BIT = 7
@@ -94,7 +95,8 @@ def napola_points(pile):
 
 @inline_kernel
 def score_scopa(rules, piles, sweep_pts, points, work):
-    """Scopa deal points (S10, S11): cards, coins, settebello, primiera, scope, napola."""
+    """Scopa and Scopone deal points (S10, S11, SC7, SC8): cards, coins, settebello, primiera, scope, napola, and
+    the re bello when the rules have it."""
     n = rules.n_sides
     for side in range(n):
         work[side] = popcount(piles[side])
@@ -111,6 +113,8 @@ def score_scopa(rules, piles, sweep_pts, points, work):
         points[side, SCOPA_SWEEPS] = sweep_pts[side]
         if rules.napola:
             points[side, NAPOLA] = napola_points(piles[side])
+        if rules.re_bello:
+            points[side, RE_BELLO] = (piles[side] >> KING_DIAMONDS_BIT) & 1
     w = primiera_winner(rules, piles, work)
     if w >= 0:
         points[w, PRIMIERA] = 1
@@ -243,7 +247,7 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):
             points[side, k] = 0
-    if rules.variant == SCOPA:
+    if rules.variant == SCOPA or rules.variant == SCOPONE:  # Scopone scores as Scopa (SC7, SC8)
         score_scopa(rules, piles, sweep_pts, points, work)
     elif rules.variant == SKOPA:
         score_skopa(rules, piles, sweep_pts, points, work)

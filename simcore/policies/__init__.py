@@ -53,7 +53,7 @@ ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 ROLLOUT_READS = {1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
 MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
-RULE_BOUND = {("scopa", "napola"): ("napola", True)}
+RULE_BOUND = {(game, key): (key, True) for game in ("scopa", "scopone") for key in ("napola", "re_bello")}
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ R_SWEEP_MODE = _ws.RI_SWEEP_MODE - _ws.WEIGHT  # 0: a sweep scores R_SWEEP_POINT
 R_SWEEP_POINTS = _ws.RI_SWEEP_POINTS - _ws.WEIGHT
 R_SWEEP_VALUE_BY_RANK = _ws.RI_SWEEP_VALUE_BY_RANK - _ws.WEIGHT
 R_LAST_SWEEP = _ws.RI_LAST_SWEEP - _ws.WEIGHT  # 1: a sweep with the deal's last card counts
-R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # 1: aces take the whole table, with no sweep (Foracio)
+R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # 1: aces take the whole table (Foracio; Scopone ace_takes_all)
 R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its card's value at once
 R_FORCED = _ws.RI_FORCED - _ws.WEIGHT
 R_ACE_ON_EMPTY = _ws.RI_ACE_ON_EMPTY - _ws.WEIGHT
@@ -77,6 +77,10 @@ R_PLAYERS = _ws.RI_PLAYERS - _ws.WEIGHT
 R_CARDS_TARGET = _ws.RI_CARDS_TARGET - _ws.WEIGHT  # cards that settle the cards majority
 R_COUNT_SUIT = _ws.RI_COUNT_SUIT - _ws.WEIGHT  # the counted suit (coins...), or -1
 R_COUNT_SUIT_TARGET = _ws.RI_COUNT_SUIT_TARGET - _ws.WEIGHT
+R_SUM_FEWEST = _ws.RI_SUM_FEWEST - _ws.WEIGHT  # 1: only a card's captures with the fewest cards are legal
+R_ACE_ON_ACE = _ws.RI_ACE_ON_ACE - _ws.WEIGHT  # 1: with an ace on the table, an ace takes one table ace only
+R_ACE_SINGLE = _ws.RI_ACE_SINGLE - _ws.WEIGHT  # 1: an ace taking exactly one table ace is an ordinary capture
+R_ACE_SCOPA = _ws.RI_ACE_SCOPA - _ws.WEIGHT  # 1: an ace's take-all that empties the table is a sweep
 RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
 
 ACES = 0xF
@@ -140,9 +144,14 @@ def weight_of(rules, mask):
 def secured_points(view, rules, play, take):
     """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
     not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
-    points. Card points (primiera, settebello, majorities) are scored only at the end of the deal."""
-    if take == 0 or (rules[R_ACE_SWEEPS] != 0 and play & ACES):
-        return 0
+    points. Card points (primiera, settebello, majorities) are scored only at the end of the deal. Scopone's ace:
+    taking exactly one table ace is an ordinary capture; a take-all sweeps only with ``R_ACE_SCOPA``."""
+    if take == 0 or take == play:
+        return 0  # a trail, or an ace keeping itself
+    if rules[R_ACE_SWEEPS] != 0 and play & ACES:
+        single = rules[R_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0
+        if not single and rules[R_ACE_SCOPA] == 0:
+            return 0
     c = lowest(play)
     points = 0
     if rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:

@@ -41,7 +41,10 @@ from simcore.kernels.workspace import (
     FAULT_VARIANT,
     MAX_SAMPLES,
     MOVES,
+    RI_ACE_ON_ACE,
     RI_ACE_ON_EMPTY,
+    RI_ACE_SCOPA,
+    RI_ACE_SINGLE,
     RI_ACE_SWEEPS,
     RI_CARDS_TARGET,
     RI_COUNT_SUIT,
@@ -54,6 +57,7 @@ from simcore.kernels.workspace import (
     RI_PRIORITY,
     RI_RANK_ONLY,
     RI_SAME_SUIT,
+    RI_SUM_FEWEST,
     RI_SUM_MASK,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
@@ -133,8 +137,10 @@ def move_points(ps, params, seat, play, take, table, last):
         capture_power = params[seat, P_HOLD] * card_value(lowest(play), ps[RI_VALUE_BY_RANK])
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
-    if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
-        return gained  # Foracio's ace: no sweep, no same-suit points
+    if ps[RI_ACE_SWEEPS] != 0 and play & ACES and not ace_ordinary(ps, take):
+        if ps[RI_ACE_SCOPA] == 0 or take == play or (table & ~take) != 0 or (last and ps[RI_LAST_SWEEP] == 0):
+            return gained  # an ace's take-all or keep: no sweep (Scopone ace_scopa: a sweep), no same-suit points
+        return gained + params[seat, P_SWEEP] * sweep_points(ps, lowest(play))
     c = lowest(play)
     bonus = 0
     if ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
@@ -145,10 +151,16 @@ def move_points(ps, params, seat, play, take, table, last):
 
 
 @kernel
+def ace_ordinary(ps, take):
+    """Whether an ace's capture of ``take`` is an ordinary one: Scopone's ace taking exactly one table ace."""
+    return ps[RI_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0
+
+
+@kernel
 def can_take(ps, card, target):
     """Whether ``card`` played alone could take exactly the cards ``target`` (a sweep of a table ``target``)."""
     if ps[RI_ACE_SWEEPS] != 0 and (1 << card) & ACES:
-        return True
+        return ps[RI_ACE_ON_ACE] == 0 or (target & ACES) == 0 or popcount(target) == 1
     rank_nibble = 15 << ((card >> 2) << 2)
     if (ps[RI_RANK_ONLY] >> card) & 1:
         return popcount(target) == 1 and (target & rank_nibble) != 0
@@ -192,7 +204,8 @@ def table_risk(ps, params, seat, table_after):
         rest ^= 1 << u
         if can_take(ps, u, table_after):
             sweepers += 1
-            if not (ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES):
+            ace = ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES
+            if not ace or ps[RI_ACE_SCOPA] != 0 or ace_ordinary(ps, table_after):
                 sweep_value += sweep_points(ps, u)
     risk = 0.0
     if sweepers > 0:
@@ -253,6 +266,8 @@ def reply_rules(ps):
         ps[RI_ACE_ON_EMPTY],
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
+        ps[RI_SUM_FEWEST],
+        ps[RI_ACE_ON_ACE],
     )
 
 

@@ -14,8 +14,10 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
-Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1); Foracio's aces
-have moves of their own (``ace_moves``), which random decodes and greedy scores as ``choose_greedy`` does.
+Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1), and so do the
+rules whose moves these counts do not model (Scopa/Scopone ``sum_choice="fewest"``, Scopone's ``ace_on_ace`` and
+banned first ace); the aces that take all (Foracio's, Scopone's) have moves of their own (``ace_moves``), which
+random decodes and greedy scores as ``choose_greedy`` does.
 """
 
 from __future__ import annotations
@@ -331,8 +333,8 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
-    if popcount(table & rs[2]) > QUICK_TABLE:
-        return -1, 0
+    if popcount(table & rs[2]) > QUICK_TABLE or rs[5] < 0 or rs[9] != 0 or rs[10] != 0:
+        return -1, 0  # a large table, or Scopone's banned first ace, sum_choice="fewest", ace_on_ace: listed path
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)

@@ -63,6 +63,7 @@ PACK: tuple[int, ...] = tuple(sorted(card_id(rank, suit) for rank in RANKS for s
 PACK_SET = frozenset(PACK)
 # Napola: A, 2, 3 of coins, then the further consecutive coins in this order.
 NAPOLA_RUN: tuple[int, ...] = tuple(card_id(rank, DIAMONDS) for rank in RANKS)
+KING_OF_COINS = card_id(KING, DIAMONDS)  # the re bello (S10, SC8)
 # Safety net only: a deal always scores the settebello unless nobody captured, so games end long before this.
 MAX_DEALS = 10_000
 
@@ -114,8 +115,13 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
 
     With ``single_card_priority``, if a table card has the played card's value, only single equal cards may
     be taken; otherwise any set summing to the value (including single equal cards when the priority is off).
+    ``sum_choice="fewest"``: of those sets, only the ones with the fewest cards.
     """
-    return sum_captures(frozenset(table), value_of(card), value_of, rules["single_card_priority"])
+    takes = sum_captures(frozenset(table), value_of(card), value_of, rules["single_card_priority"])
+    if rules["sum_choice"] == "fewest" and takes:
+        fewest = min(len(t) for t in takes)
+        takes = [t for t in takes if len(t) == fewest]
+    return takes
 
 
 def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
@@ -135,17 +141,17 @@ def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int 
 # ----------------------------------------------------------------------------------------- policies
 
 
-def greedy_score(move: Move, napola: bool) -> int:
+def greedy_score(move: Move, napola: bool, re_bello: bool = False) -> int:
     """Greedy value of a move: captures 1000 per table card taken plus the card weights of taken + played
     cards; a trail minus the played card's weight (``simcore.variants.scopa.card_weight``)."""
     card, take_mask = move
-    return greedy_value(1 << card, take_mask, lambda c: card_weight(c, napola))
+    return greedy_value(1 << card, take_mask, lambda c: card_weight(c, napola, re_bello))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    napola = bool(view.rules["napola"])
-    return first_best(greedy_score(move, napola) for move in view.moves)
+    napola, re_bello = bool(view.rules["napola"]), bool(view.rules["re_bello"])
+    return first_best(greedy_score(move, napola, re_bello) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -244,11 +250,23 @@ def napola_points(pile: Iterable[int]) -> int:
 def score_deal(
     rules: Mapping[str, Any], piles_per_side: Sequence[int | Iterable[int]], sweeps_per_side: Sequence[int]
 ) -> list[dict[str, int]]:
-    """Deal points per side, categories in order cards, coins, settebello, primiera, scopa, napola (S10, S11).
+    """Deal points per side, categories in order cards, coins, settebello, primiera, scopa, napola (S10, S11),
+    and re_bello (the king of coins) when the rule is on (``SPEC.categories_for``).
 
     ``piles_per_side``: each side's captured cards (a mask or ids, residue included);
     ``sweeps_per_side``: the counted sweeps of each side.
     """
+    return deal_points(rules, piles_per_side, sweeps_per_side, SPEC.categories_for(rules))
+
+
+def deal_points(
+    rules: Mapping[str, Any],
+    piles_per_side: Sequence[int | Iterable[int]],
+    sweeps_per_side: Sequence[int],
+    categories: Sequence[str],
+) -> list[dict[str, int]]:
+    """:func:`score_deal` with the categories given: Scopa's, then re_bello if ``categories`` has it (Scopone
+    always has it)."""
     piles = [as_cards(p) for p in piles_per_side]
     cards = majority_points([len(p) for p in piles])
     coins = majority_points([sum(1 for c in p if suit_of(c) == DIAMONDS) for p in piles])
@@ -258,13 +276,15 @@ def score_deal(
     points = []
     for side in range(len(piles)):
         per_category = (cards[side], coins[side], settebello[side], primiera[side], sweeps_per_side[side])
-        points.append(dict(zip(CATEGORIES, (*per_category, napola[side]), strict=True)))
+        re_bello = 1 if rules["re_bello"] and KING_OF_COINS in piles[side] else 0
+        values = (*per_category, napola[side], re_bello)
+        points.append(dict(zip(categories, values[: len(categories)], strict=True)))
     return points
 
 
 def deal_total(points: Mapping[str, int]) -> int:
     """A side's points of one deal, all categories."""
-    return sum(points[c] for c in CATEGORIES)
+    return sum(points.values())
 
 
 # ----------------------------------------------------------------------------------------- the game

@@ -5,7 +5,9 @@ hands whenever every hand is empty until the stock is out, the residue to the la
 and the game over after the first deal with a unique top total at or over the target. What differs is the
 game's rules, which each game module supplies as a :class:`StockGame` (itself: the module has these names):
 its pack and hand size, how a deal is dealt (Scopa's void deals), its legal moves, what a play does and how a
-deal scores. Kaszinó (double moves, mid-deal wins) and Foracio (one round, mid-deal wins) keep their own loops.
+deal scores. Scopone plays here too: one round (its stock is empty after the deal), its deal sizes from its rules
+(``deal_sizes``) and its first play's moves from the deal's state (``deal_moves``). Kaszinó (double moves,
+mid-deal wins) and Foracio (one round, mid-deal wins) keep their own loops.
 """
 
 from __future__ import annotations
@@ -56,6 +58,22 @@ class StockGame(Protocol):
 # ------------------------------------------------------------------------------------------- playing
 
 
+def deal_sizes(g: StockGame, rules: Mapping[str, Any]) -> tuple[int, int]:
+    """(cards per hand per round, initial table cards): the game's ``deal_sizes(rules)`` where its deal depends
+    on the rules (Scopone's ``deal``), else its ``HAND_SIZE`` and ``TABLE_SIZE``."""
+    sizes = getattr(g, "deal_sizes", None)
+    return sizes(rules) if sizes is not None else (g.HAND_SIZE, g.TABLE_SIZE)
+
+
+def deal_moves(g: StockGame, rules: Mapping[str, Any], state: DealState, seat: int) -> list[Move]:
+    """The seat's legal moves: the game's ``deal_moves(rules, state, seat)`` where they depend on more than the
+    hand and the table (Scopone's first play), else its ``legal_moves``."""
+    moves = getattr(g, "deal_moves", None)
+    if moves is not None:
+        return moves(rules, state, seat)
+    return g.legal_moves(rules, state.hands[seat], state.table)
+
+
 def play_stock_game(
     g: StockGame, seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]
 ) -> dict[str, Any]:
@@ -103,14 +121,16 @@ def _play_deal(
         if state.hands_empty():
             if not state.stock:
                 return
-            for s, cards in deal_round(state.stock, playing_order(state.first, state.players), g.HAND_SIZE).items():
+            hand_size = deal_sizes(g, rules)[0]
+            for s, cards in deal_round(state.stock, playing_order(state.first, state.players), hand_size).items():
                 state.hands[s] |= set(cards)
                 events.append(ev.hand_event(s, cards))
-        moves = g.legal_moves(rules, state.hands[seat], state.table)
+        moves = deal_moves(g, rules, state, seat)
         view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
         move = moves[g.POLICIES[policies[seat]](view, streams[seat])]
         result = g.apply_play(rules, state, seat, move)
-        events.append(ev.play_event(seat, g.play_mask(move), move[1], result))
+        shown = 0 if result.kind == "keep" else move[1]  # a kept ace shows no take (TRACE_FORMAT.md)
+        events.append(ev.play_event(seat, g.play_mask(move), shown, result))
         seat = (seat + 1) % state.players
 
 
@@ -152,7 +172,8 @@ class StockChecker(TraceReader):
         """Hands and table of a new deal; None (after its redeal event) if the deal is void."""
         g = self.g
         first = (dealer + 1) % self.players
-        hands, table = self.read_dealing_step(playing_order(first, self.players), g.HAND_SIZE, g.TABLE_SIZE, g.PACK)
+        hand_size, table_size = deal_sizes(g, self.rules)
+        hands, table = self.read_dealing_step(playing_order(first, self.players), hand_size, table_size, g.PACK)
         if g.is_void_deal(self.rules, table):
             index, event = self.take("redeal")
             self.check(self.field(index, event, "reason") == "kings", index, "a void deal's reason is 'kings'")
@@ -171,13 +192,14 @@ class StockChecker(TraceReader):
                 if not state.stock:
                     return
                 order = playing_order(state.first, self.players)
-                hands, _ = self.read_dealing_step(order, g.HAND_SIZE, None, state.stock)
+                hands, _ = self.read_dealing_step(order, deal_sizes(g, self.rules)[0], None, state.stock)
                 for s, cards in hands.items():
                     state.hands[s] |= set(cards)
                     state.stock = [c for c in state.stock if c not in set(cards)]
             index, event, played, taken = self.read_play(seat, f"a {g.VARIANT} play is one card")
-            move = g.move_of(played[0], mask_of(taken))
-            self.check_move(index, event, move, g.legal_moves(self.rules, state.hands[seat], state.table))
+            kept = event.get("kind") == "keep" and not taken  # a kept ace takes itself (TRACE_FORMAT.md)
+            move = g.move_of(played[0], 1 << played[0] if kept else mask_of(taken))
+            self.check_move(index, event, move, deal_moves(g, self.rules, state, seat))
             self.check_result(index, event, g.apply_play(self.rules, state, seat, move))
             seat = (seat + 1) % self.players
 
@@ -188,5 +210,5 @@ class StockChecker(TraceReader):
         self.check_split(state.piles, state.table)
         points = g.score_deal(self.rules, state.piles, state.sweeps)
         new_totals = [t + g.deal_total(p) for t, p in zip(totals, points, strict=True)]
-        self.read_score(deal, points, new_totals, g.CATEGORIES)
+        self.read_score(deal, points, new_totals, g.SPEC.categories_for(self.rules))
         return new_totals

@@ -17,7 +17,7 @@ import numpy as np
 from simcore.errors import ConfigError, shown
 
 # Rules.variant ids
-SCOPA, KASZINO, FORACIO, SKOPA = 0, 1, 2, 3
+SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE = 0, 1, 2, 3, 4
 
 # Rules.turns: the turn structure the deal loop plays (0 is no game's: a fault, never a guess)
 TURNS_ONE_CARD, TURNS_EXCHANGE = 1, 2  # one card a turn (Scopa, Skopa, Foracio); Kaszinó's exchanges and double move
@@ -26,8 +26,11 @@ TURNS_ONE_CARD, TURNS_EXCHANGE = 1, 2  # one card a turn (Scopa, Skopa, Foracio)
 FORCED_NONE, FORCED_CARD, FORCED_PLAYER = 0, 1, 2
 FORCED_NAMES = {"none": FORCED_NONE, "card": FORCED_CARD, "player": FORCED_PLAYER}
 
-# Rules.ace_on_empty (Foracio)
+# Rules.ace_on_empty (Foracio, Scopone)
 ACE_CHOICE, ACE_KEEP, ACE_STAY = 0, 1, 2
+# Rules.ace_first_play (Scopone): the deal's first play may be an ace with its power; may not be an ace (when the
+# hand holds another card); or an ace played then is an ordinary card of value 1
+ACE_FIRST_FREE, ACE_FIRST_BANNED, ACE_FIRST_PLAIN = 0, 1, 2
 
 # Rules.round_leader and Rules.residue_no_capture (Kaszino)
 LEADER_NON_DEALER, LEADER_LAST_CAPTURER, LEADER_OPPONENT = 0, 1, 2
@@ -42,7 +45,7 @@ class Rules(NamedTuple):
     """Compiled rules. Every field is an int64 scalar or an int64 array, so all variants share one compiled
     signature; a variant sets the fields it uses and leaves the others at their neutral defaults."""
 
-    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA): picks the game's scoring
+    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE): picks the game's scoring
     players: int
     n_sides: int
     side_of: np.ndarray  # int64[4]: seat -> side
@@ -67,8 +70,14 @@ class Rules(NamedTuple):
     primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
     napola: int = 0  # Scopa: 0/1
     primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
-    ace_sweeps: int = 0  # Foracio: an ace takes the whole table and never scores a sweep
-    ace_on_empty: int = ACE_CHOICE  # Foracio: ACE_*
+    ace_sweeps: int = 0  # Foracio, Scopone ace_takes_all: a played ace takes the whole table (no sweep by default)
+    ace_on_empty: int = ACE_CHOICE  # Foracio, Scopone: ACE_*
+    ace_single_ordinary: int = 0  # Scopone: an ace taking exactly one table ace is an ordinary capture (may sweep)
+    ace_scopa: int = 0  # Scopone: an ace take-all that empties the table counts as a sweep
+    ace_on_ace: int = 0  # Scopone: 1 = with an ace on the table, a played ace takes one table ace only
+    ace_first_play: int = ACE_FIRST_FREE  # Scopone: ACE_FIRST_*
+    sum_fewest: int = 0  # Scopa, Scopone sum_choice="fewest": only a card's captures with the fewest cards are legal
+    re_bello: int = 0  # Scopa, Scopone: the king of coins scores 1 (category ``re_bello``)
     same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once
     spade_majority: int = 0  # Foracio: the "spade" element is 7+ spades instead of the 7 of spades
     all_five_bonus: int = 6  # Foracio: points for winning all five fixed elements
@@ -202,6 +211,13 @@ class VariantSpec:
     # dealt material whose difference between seats has mean zero by symmetry: (name, card mask) pairs, the
     # control variates of the first player's advantage (analysis.control)
     controls: tuple[tuple[str, int], ...] = ()
+    # (category, boolean rule key): a category that exists only while its key is on, after ``categories`` in this
+    # order (Scopa's ``re_bello``: adding it always would change every default Scopa row and column)
+    optional_categories: tuple[tuple[str, str], ...] = ()
+
+    def categories_for(self, resolved: Mapping[str, Any]) -> tuple[str, ...]:
+        """The scoring categories of a resolved rule set: ``categories``, then the optional ones switched on."""
+        return self.categories + tuple(cat for cat, key in self.optional_categories if resolved.get(key))
 
     def key(self, name: str) -> RuleKey:
         for k in self.keys:

@@ -12,6 +12,9 @@ Deliberate choices where RULES.md leaves room:
 * ``primiera="suits"`` (literal reading): a side wins the point when, in every suit, its best card outranks
   every other side's best card in that suit (7 > 6 > A > 5 > 4 > 3 > 2 > J = Q = K; a missing suit is lowest).
 * Napola: A-2-3 of coins scores 3, plus 1 for each further consecutive coin (4, 5, 6, 7, J, Q, K): at most 10.
+* Part B's ``sum_choice`` (S5) and ``re_bello`` (S10) are Scopone's keys (``SUM_CHOICE``, ``RE_BELLO``), values
+  and meaning included: "fewest" (S5 writes fewest_cards) keeps, of each played card's captures, those with the
+  fewest cards. The ``re_bello`` category exists only when the key is on, so default Scopa rows keep 6 columns.
 """
 
 from __future__ import annotations
@@ -79,9 +82,19 @@ KEYS = (
     ),
     RuleKey("napola", False, "A-2-3 of coins scores 3, +1 per further consecutive coin (Italian extra)"),
 )
+# Part B keys Scopa shares with Scopone (RULES.md S5, S10; SC4, SC8): one declaration, one meaning, both games
+SUM_CHOICE = RuleKey(
+    "sum_choice",
+    "free",
+    "free: any capture of the played card; fewest: only its captures with the fewest cards (S5, SC4)",
+    choices=("free", "fewest"),
+)
+RE_BELLO = RuleKey("re_bello", False, "the king of coins scores 1 (category re_bello; S10, SC8)")
+KEYS = (*KEYS, SUM_CHOICE, RE_BELLO)
+KING_OF_COINS = card_id(13, DIAMONDS)
 
 
-def card_weight(card: int, napola: bool) -> int:
+def card_weight(card: int, napola: bool, re_bello: bool = False) -> int:
     """Point value of a card for heuristics: what holding it is worth towards this deal's points."""
     rank, suit = int(CARD_RANK[card]), int(CARD_SUIT[card])
     weight = {7: 3, 6: 2, 1: 1}.get(rank, 0)  # primiera
@@ -91,10 +104,13 @@ def card_weight(card: int, napola: bool) -> int:
             weight += 6
         if napola and rank <= 3:
             weight += 1
+        if re_bello and card == KING_OF_COINS:
+            weight += 6
     return weight
 
 
-def compile_scopa(r: Mapping[str, Any]) -> Rules:
+def scopa_rule_fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Rules`` fields Scopa and Scopone compile the same way (pack, values, sweeps, primiera, extras)."""
     pack = pack_mask(RANKS)
     primiera = np.zeros(N_CARDS, dtype=np.int64)
     weight = np.zeros(N_CARDS, dtype=np.int64)
@@ -102,33 +118,41 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
         rank = int(CARD_RANK[c])
         if rank in VALUE_OF_RANK:
             primiera[c] = PRIMIERA_OF_RANK[rank]
-            weight[c] = card_weight(c, bool(r["napola"]))
+            weight[c] = card_weight(c, bool(r["napola"]), bool(r["re_bello"]))
+    return {
+        "pack": pack,
+        "target": int(r["target"]),
+        "forced_capture": FORCED_NAMES[r["forced_capture"]],
+        "single_card_priority": int(bool(r["single_card_priority"])),
+        "sum_mask": pack,
+        "value_by_rank": pack_values(VALUE_OF_RANK),
+        "sweep_points": 1,
+        "last_play_sweep": int(bool(r["last_play_scopa"])),
+        "primiera": 0 if r["primiera"] == "table" else 1,
+        "napola": int(bool(r["napola"])),
+        "primiera_value": primiera,
+        "card_weight": weight,
+        "cards_target": 21,
+        "count_suit": 1,
+        "count_suit_target": 6,
+        "sum_fewest": int(r["sum_choice"] == "fewest"),
+        "re_bello": int(bool(r["re_bello"])),
+    }
+
+
+def compile_scopa(r: Mapping[str, Any]) -> Rules:
     players = int(r["players"])
     return Rules(
         variant=SCOPA,
         players=players,
         n_sides=2 if players == 4 else players,
         side_of=side_array(players),
-        pack=pack,
         hand_size=3,
         table_size=4,
-        target=int(r["target"]),
-        forced_capture=FORCED_NAMES[r["forced_capture"]],
-        single_card_priority=int(bool(r["single_card_priority"])),
-        sum_mask=pack,
-        value_by_rank=pack_values(VALUE_OF_RANK),
-        sweep_points=1,
-        last_play_sweep=int(bool(r["last_play_scopa"])),
         redeal_kings=int(r["redeal_kings"]),
-        primiera=0 if r["primiera"] == "table" else 1,
-        napola=int(bool(r["napola"])),
-        primiera_value=primiera,
-        card_weight=weight,
-        n_categories=len(CATEGORIES),
+        n_categories=len(CATEGORIES) + int(bool(r["re_bello"])),
         max_moves=3 * MAX_SUBSETS_ONE_SUM + 3,
-        cards_target=21,
-        count_suit=1,
-        count_suit_target=6,
+        **scopa_rule_fields(r),
     )
 
 
@@ -158,6 +182,8 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         "scopa": sweeps,  # S8: 1 point a sweep
         "napola": 10 if r["napola"] else 0,  # A-2-3 of coins 3, +1 for each of the 7 further coins in a row
     }
+    if r["re_bello"]:
+        points["re_bello"] = 1  # the king of coins
     return GameInfo(
         players=players,
         sides=sides,
@@ -180,6 +206,7 @@ def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> fl
     rank, suit = int(CARD_RANK[c]), int(CARD_SUIT[c])
     value = w["settebello"] * (c == SETTEBELLO)
     value += {7: w["seven"], 6: w["six"], 1: w["ace"]}.get(rank, 0.0)
+    value += w["re_bello"] * (bool(rules["re_bello"]) and c == KING_OF_COINS)
     return value + w["napola"] * (bool(rules["napola"]) and suit == DIAMONDS and rank <= 3)
 
 
@@ -193,6 +220,7 @@ WEIGHTS = HeuristicWeights(
         "six": 0.15,
         "ace": 0.1,
         "napola": 0.3,
+        "re_bello": 1.0,
     },
     meanings={
         "coin": "points per coin while the coins majority is open",
@@ -201,6 +229,7 @@ WEIGHTS = HeuristicWeights(
         "six": "share of the primiera point for a six",
         "ace": "share of the primiera point for an ace",
         "napola": "points for each of the ace, two and three of coins when napola is on",
+        "re_bello": "points for the king of coins when re_bello is on",
     },
     card_points=_card_points,
     suit_weight=lambda w, rules: w["coin"],
@@ -227,4 +256,5 @@ SPEC = VariantSpec(
     declare_info=game_info,
     weights=WEIGHTS,
     controls=CONTROLS,
+    optional_categories=(("re_bello", "re_bello"),),
 )
