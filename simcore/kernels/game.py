@@ -18,6 +18,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     EV_DEAL,
     EV_END,
     EV_HAND,
+    EV_OPENING,
     EV_OUT,
     EV_PLAY,
     EV_REDEAL,
@@ -71,6 +72,7 @@ from simcore.kernels.workspace import (
     RI_RANK_ONLY,
     RI_SAME_SUIT,
     RI_SUM_MASK,
+    RI_SUM_TO,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
@@ -221,6 +223,7 @@ def fill_rule_info(ps, rules):
     ps[RI_CARDS_TARGET] = rules.cards_target
     ps[RI_COUNT_SUIT] = rules.count_suit
     ps[RI_COUNT_SUIT_TARGET] = rules.count_suit_target
+    ps[RI_SUM_TO] = rules.sum_to
 
 
 @kernel

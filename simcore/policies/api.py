@@ -77,6 +77,7 @@ R_PLAYERS = _ws.RI_PLAYERS - _ws.WEIGHT
 R_CARDS_TARGET = _ws.RI_CARDS_TARGET - _ws.WEIGHT  # cards that settle the cards majority
 R_COUNT_SUIT = _ws.RI_COUNT_SUIT - _ws.WEIGHT  # the counted suit (coins...), or -1
 R_COUNT_SUIT_TARGET = _ws.RI_COUNT_SUIT_TARGET - _ws.WEIGHT
+R_SUM_TO = _ws.RI_SUM_TO - _ws.WEIGHT  # 0: a card takes sets summing to its value; 15 (Escoba): to 15 minus it
 RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
 
 ACES = 0xF
@@ -85,6 +86,7 @@ __all__ = [
     "VIEW_VERSION",
     "card_rank",
     "card_suit",
+    "capture_total",
     "card_value",
     "draw",
     "lowest",
@@ -123,6 +125,14 @@ def card_suit(card):
 def card_value(rules, card):
     """Capture value of a card in this game (what sums are made of)."""
     return _card_value(card, rules[R_VALUE_BY_RANK])
+
+
+@inline_kernel
+def capture_total(rules, card):
+    """The value total of the table cards ``card`` takes by sum: its own value, or in Escoba what makes 15 with
+    it (``R_SUM_TO``)."""
+    v = _card_value(card, rules[R_VALUE_BY_RANK])
+    return v if rules[R_SUM_TO] == 0 else rules[R_SUM_TO] - v
 
 
 @inline_kernel

@@ -34,7 +34,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
-from simcore.kernels.captures import card_value, mask_value, table_subset_sums
+from simcore.kernels.captures import capture_target, card_value, mask_value, table_subset_sums
 from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves
 from simcore.kernels.workspace import (
     FAULT,
@@ -55,6 +55,7 @@ from simcore.kernels.workspace import (
     RI_RANK_ONLY,
     RI_SAME_SUIT,
     RI_SUM_MASK,
+    RI_SUM_TO,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
@@ -160,7 +161,40 @@ def can_take(ps, card, target):
     total = mask_value(target, value_by_rank)
     if ps[RI_TURNS] == TURNS_EXCHANGE and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
         return False
-    return total == card_value(card, value_by_rank)
+    return total == capture_target(card_value(card, value_by_rank), ps[RI_SUM_TO])
+
+
+@kernel
+def reachable_sums(mask, value_by_rank):
+    """Bit s set when some subset of ``mask`` (the empty one included) has values summing to s, for s <= 15."""
+    reach = 1
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        reach = (reach | (reach << card_value(c, value_by_rank))) & 0xFFFF
+    return reach
+
+
+@kernel
+def takers_of(ps, t, table, unseen):
+    """How many ``unseen`` cards could take table card ``t`` (with other cards of ``table`` or alone): those of
+    its rank when captures are by equal value (an approximation that ignores sums), and with ``Rules.sum_to``
+    (Escoba) exactly those of value v for which ``t`` and some other table cards make ``sum_to - v``."""
+    sum_to = ps[RI_SUM_TO]
+    if sum_to == 0:
+        return popcount(unseen & (15 << ((t >> 2) << 2)))
+    value_by_rank = ps[RI_VALUE_BY_RANK]
+    rest = card_value(t, value_by_rank)
+    reach = reachable_sums(table & ps[RI_SUM_MASK] & ~(1 << t), value_by_rank)
+    count = 0
+    cards = unseen & ps[RI_SUM_MASK]
+    while cards != 0:
+        u = lowest(cards)
+        cards ^= 1 << u
+        need = sum_to - card_value(u, value_by_rank) - rest
+        if need >= 0 and (reach >> need) & 1:
+            count += 1
+    return count
 
 
 @kernel
@@ -204,7 +238,7 @@ def table_risk(ps, params, seat, table_after):
         rest ^= 1 << t
         worth = params[seat, t]
         if worth > 0 and popcount(table_after) > 1:
-            takers = popcount(unseen & (15 << ((t >> 2) << 2)))
+            takers = takers_of(ps, t, table_after, unseen)
             risk += chance_of_any(n_unseen, takers, hand_count) * worth
     return risk
 
@@ -253,6 +287,7 @@ def reply_rules(ps):
         ps[RI_ACE_ON_EMPTY],
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
+        ps[RI_SUM_TO],
     )
 
 

@@ -26,7 +26,7 @@ from numba.extending import intrinsic
 
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.captures import card_value
+from simcore.kernels.captures import capture_target, card_value
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
@@ -78,8 +78,9 @@ def lane(lo, hi, v):
 
 
 @inline_kernel
-def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi):
-    """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists)."""
+def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to):
+    """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists); with ``sum_to``
+    (Escoba) the sets summing to ``sum_to`` minus its value, lanes 5..14."""
     same_rank = table & (15 << ((c >> 2) << 2))
     if (rank_only >> c) & 1:
         return popcount(same_rank)
@@ -88,7 +89,7 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi
         return 0
     if priority != 0 and (same_rank & sum_mask) != 0:
         return popcount(same_rank & sum_mask)
-    return lane(lo, hi, v)
+    return lane(lo, hi, capture_target(v, sum_to))
 
 
 @inline_kernel
@@ -96,6 +97,13 @@ def up_to_rank(c):
     """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
     of the sum cards rises strictly with the rank in every family game (a test checks it)."""
     return (16 << ((c >> 2) << 2)) - 1
+
+
+@inline_kernel
+def sum_candidates(c, sum_to):
+    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
+    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
+    return up_to_rank(c) if sum_to == 0 else -1
 
 
 @inline_kernel
@@ -142,13 +150,13 @@ def next_sum(i, total, values, before):
 
 
 @inline_kernel
-def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
+def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
-    v = card_value(c, value_by_rank)
-    avail = table & sum_mask & up_to_rank(c)
+    v = capture_target(card_value(c, value_by_rank), sum_to)
+    avail = table & sum_mask & sum_candidates(c, sum_to)
     values, before = value_bytes(avail, value_by_rank)
     s = 0
     i = 0
@@ -199,7 +207,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, sum_to = rs[6], rs[9]
     total = 0
     rest = hand
     while rest != 0:
@@ -208,7 +216,9 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if (aces >> c) & 1:
             total += ace_moves(table, forced, ace_on_empty)
         else:
-            total += moves_of(capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi), forced)
+            total += moves_of(
+                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to), forced
+            )
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
@@ -222,7 +232,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if ace:
             n = ace_moves(table, forced, ace_on_empty)
         else:
-            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
             n = moves_of(cap, forced)
         if idx < n:
             break
@@ -235,7 +245,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         idx -= 1
     elif cap == 0:
         return 1 << c, 0
-    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx)
+    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to)
 
 
 @inline_kernel
@@ -243,7 +253,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, sum_to = rs[6], rs[9]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     values, before, have_values = 0, 0, False
@@ -267,7 +277,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
                     best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
             continue
-        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
         captures += cap
         trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
         if trail and -wc > best:
@@ -286,8 +296,8 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         if not have_values:  # the table's sum cards: each card's ``avail`` is a prefix of them
             values, before = value_bytes(table & sum_mask, value_by_rank)
             have_values = True
-        v = card_value(c, value_by_rank)
-        avail = table & sum_mask & up_to_rank(c)
+        v = capture_target(card_value(c, value_by_rank), sum_to)
+        avail = table & sum_mask & sum_candidates(c, sum_to)
         s = 0
         i = 0
         total = 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from simcore.errors import ConfigError, shown
-from simcore.variants import foracio, kaszino, scopa, skopa
+from simcore.variants import escoba, foracio, kaszino, scopa, skopa
 from simcore.variants.base import RuleKey, Rules, VariantSpec
 
-VARIANTS: dict[str, VariantSpec] = {spec.name: spec for spec in (scopa.SPEC, kaszino.SPEC, foracio.SPEC, skopa.SPEC)}
+VARIANTS: dict[str, VariantSpec] = {
+    spec.name: spec for spec in (scopa.SPEC, kaszino.SPEC, foracio.SPEC, skopa.SPEC, escoba.SPEC)
+}
 
 
 def get_variant(name: str) -> VariantSpec:
