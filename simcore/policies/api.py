@@ -84,9 +84,9 @@ ACES = 0xF
 
 __all__ = [
     "VIEW_VERSION",
+    "capture_total",
     "card_rank",
     "card_suit",
-    "capture_total",
     "card_value",
     "draw",
     "lowest",

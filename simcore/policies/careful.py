@@ -3,7 +3,8 @@ sweep, if it can help it.
 
 Each move is scored as greedy scores it, minus ``SWEEP_PENALTY`` if the table it leaves could be swept by a
 single card the seat has not seen (a card of equal rank to a lone table card, or one whose capture total equals
-the table's total: its value, or in Escoba 15 minus it). It reads only the public view: the cards seen, the table, the rules' capture values.
+the table's total: its value, or in Escoba 15 minus it). It reads only the public view: the cards seen, the
+table, the rules' capture values.
 
 It is written against the public policy API (``simcore.policies.api``), exactly as a user's file is, and runs
 through the same machinery (``simcore.userpolicy``): the proof that the API suffices for a built-in policy.
