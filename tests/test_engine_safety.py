@@ -77,8 +77,9 @@ def direct(config: RunConfig, games: np.ndarray):
         ("foracio", ["lookahead", "points", "random", "defensive"], 300),
         ("kaszino", ["mc:samples=3", "greedy"], 40),
         ("skopa", ["mc:samples=2,rollout=2", "random", "mc:samples=2,rollout=3"], 30),
+        ("escoba", ["defensive", "mc:samples=2", "random", "lookahead"], 40),
     ],
-    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc"],
+    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "escoba-mc"],
 )
 def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policies, games):
     config = config_of(variant, policies, games)
@@ -364,6 +365,7 @@ def test_each_game_declares_its_turn_structure():
         "skopa": TURNS_ONE_CARD,
         "foracio": TURNS_ONE_CARD,
         "kaszino": TURNS_EXCHANGE,
+        "escoba": TURNS_ONE_CARD,
     }
 
 

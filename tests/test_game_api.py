@@ -22,6 +22,7 @@ CASES = [
     ("skopa", ["defensive", "mc:samples=3"], {}),
     ("foracio", ["random", "careful", "greedy", GREEDY], {}),
     ("kaszino", ["lookahead", "random"], {}),
+    ("escoba", ["lookahead", "mc:samples=2", "careful"], {"players": 3}),
     ("kaszino", ["mc:samples=2,rollout=2", "points"], {"last_round_open": True}),
 ]
 

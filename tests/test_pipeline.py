@@ -375,7 +375,9 @@ def reference_deals(config: RunConfig, games, out) -> dict[str, list]:
     return cols
 
 
-@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopa", 3), ("scopa", 4), ("foracio", 4)])
+@pytest.mark.parametrize(
+    ("variant", "players"), [("scopa", 2), ("scopa", 3), ("scopa", 4), ("foracio", 4), ("escoba", 3)]
+)
 def test_the_deals_table_is_the_obvious_one(variant, players):
     cfg = RunConfig.create(variant, players=players, policies=["random"], games=300, seed=4)
     games = np.arange(40, 240)

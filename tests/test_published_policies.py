@@ -220,7 +220,7 @@ def test_published_policies_cannot_see_hidden_cards(variant, policy):
 def test_furbo_and_tartaluca_play_only_scopa():
     for policy in ("furbo", "tartaluca"):
         assert parse_policy(policy, "scopa").label == policy
-        for variant in ("kaszino", "foracio", "skopa"):
+        for variant in ("kaszino", "foracio", "skopa", "escoba"):
             with pytest.raises(ConfigError, match=f"policy {policy} plays only scopa, not {variant}"):
                 parse_policy(policy, variant)
     with pytest.raises(ConfigError, match="policy furbo does not read risk"):
@@ -237,6 +237,7 @@ def test_furbo_and_tartaluca_play_only_scopa():
         ("kaszino", 2, ["random_card", "greedy"]),
         ("foracio", 4, ["random_card", "greedy", "random_card", "greedy"]),
         ("skopa", 3, ["random_card"]),
+        ("escoba", 4, ["random_card", "greedy", "random_card", "careful"]),
     ],
 )
 def test_published_policies_play_whole_games(variant, players, policies):

@@ -38,6 +38,9 @@ CASES = [
     ("foracio", {"ace_on_empty": "stay"}),
     ("foracio", {"ace_on_empty": "keep", "forced_capture": "none"}),
     ("foracio", {"ace_on_empty": "stay", "forced_capture": "none"}),
+    ("escoba", {}),
+    ("escoba", {"forced_capture": "card"}),
+    ("escoba", {"forced_capture": "player"}),
 ]
 
 
@@ -78,7 +81,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     assert aces > 3000 or variant != "foracio"  # Foracio's aces are decided on the quick path too
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "escoba"])
 def test_sum_values_rise_strictly_with_rank(variant):
     """``quick`` walks a card's sum captures among the cards of its rank and below (``up_to_rank``): exact only while
     a higher rank never has a capture value as low as a lower one's, among the cards that enter sums."""
@@ -90,7 +93,7 @@ def test_sum_values_rise_strictly_with_rank(variant):
         assert v1 >= 1 and (v2 > v1 if higher >> 2 > lower >> 2 else v2 == v1)
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "escoba"])
 def test_lanes_kept_by_the_deal_loop_equal_the_rebuilt_ones(variant):
     """``lanes_after`` (a trail multiplies the lanes, a capture rebuilds them) gives the lanes ``subset_sum_lanes``
     builds from scratch, whenever the table has at most ``QUICK_TABLE`` sum cards (the only tables they serve)."""

@@ -192,7 +192,7 @@ def test_every_deal_plays_36_cards_and_conserves_the_pack(games):
 def test_openings_happen_and_score_as_escobas(games):
     openings = [(t, e) for t in games for e in t["events"] if e["type"] == "opening"]
     assert len(openings) > 20 and {e["points"] for _t, e in openings} == {1, 2}
-    for trace, e in openings:
+    for _trace, e in openings:
         assert opening_escobas({parse_card(c) for c in e["cards"]}) == e["points"]
 
 

@@ -4,7 +4,7 @@ kernels (``simcore.engine.legal_moves`` / ``score_deal``, the opening in whole t
 from __future__ import annotations
 
 import pytest
-from reference_cases import cid, cmask, pile
+from reference_cases import cmask, pile
 
 from simcore import api, engine
 from simcore.config import RunConfig

@@ -30,7 +30,7 @@ EXAMPLES = ROOT / "examples" / "policies"
 GREEDY = f"{EXAMPLES / 'greedy.py'}:greedy"
 SWEEP_AVERSE = f"{EXAMPLES / 'sweep_averse.py'}:sweep_averse"
 TEMPERED = f"{EXAMPLES / 'tempered.py'}:tempered"
-VARIANTS = ["scopa", "skopa", "foracio", "kaszino"]
+VARIANTS = ["scopa", "skopa", "foracio", "kaszino", "escoba"]
 
 
 def chunk(policies, variant="scopa", games=200, seed=3, **kw):
