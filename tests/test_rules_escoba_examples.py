@@ -259,3 +259,16 @@ def test_primiera_needs_every_suit():
 def test_a_top_of_zero_scores_nothing():
     points = both_scores(SPEC.resolve({"majority_tie": "each"}), ["", ""], [0, 0])
     assert totals(points) == [0, 0]
+
+
+def test_replay_prints_the_opening(opening_traces):
+    from rich.console import Console
+
+    from cli.render import print_game
+
+    trace = next(t for t in opening_traces["dealer"] if any(e["type"] == "opening" for e in t["events"]))
+    console = Console(record=True, width=200)
+    print_game(console, trace)
+    text = console.export_text()
+    opening = next(e for e in trace["events"] if e["type"] == "opening")
+    assert f"seat {opening['seat']} takes the opening table" in text and f"{opening['points']} escoba" in text
