@@ -131,7 +131,9 @@ def cards_points(ps, params, seat, cards):
 def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
     if take == 0:  # a trail gives up the card's points and its capture power
-        capture_power = params[seat, P_HOLD] * card_value(lowest(play), ps[RI_VALUE_BY_RANK])
+        # the table value the card can take: its own value, or in Escoba what makes 15 with it (15 - value)
+        target = capture_target(card_value(lowest(play), ps[RI_VALUE_BY_RANK]), ps[RI_SUM_TO])
+        capture_power = params[seat, P_HOLD] * target
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
     if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
