@@ -15,9 +15,9 @@ subset as a mask and its sum); it visits each subset whose sum is at most the ta
 Bounds. Values are at least 1, so a capture of value ``v`` takes at most ``v`` cards. The largest number of
 subsets with one sum is reached when the whole pack is on the table: 1,702 for sum 10 in the 40-card pack and
 6,948 for sum 13 in the 52-card pack (coefficients of prod (1 + x^v)^4). Escoba's captures sum to 15 - v, at most
-14 (an ace): at most 14 cards, and 6,405 sets of the other 39 cards sum to 14, so a hand of three aces against
-the whole rest of the pack has 19,215 captures. ``Rules.max_moves`` sizes the move buffer from these bounds, so
-no position can overflow it.
+14 (an ace): at most 14 cards, and 6,405 sets of the other 39 cards sum to 14, so 3 x 6,405 + 3 = 19,218 moves
+bound a hand (the most any hand has is 7,729: A A K against the rest of the pack). ``Rules.max_moves`` sizes the
+move buffer from these bounds, so no position can overflow it.
 
 All functions work in the decision space ``ps`` (``simcore.kernels.workspace``): moves are written as
 ``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
