@@ -7,7 +7,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 
 * the legal captures of each hand card are counted in O(1) from a packed generating function of the table's
   subset sums, ``prod (1 + x**value)`` over the table's sum cards, 8-bit lanes for the powers 0..15 in two
-  int64 words (exact while the table has at most ``QUICK_TABLE`` sum cards: 255 non-empty subsets at most);
+  int64 words (exact while the table has at most ``QUICK_TABLE`` = 10 sum cards: values are positive, so the
+  subsets with one sum are an antichain, at most C(10, 5) = 252 of them by Sperner's theorem, and a lane never
+  carries into the next);
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn;
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards;
@@ -26,14 +28,15 @@ from numba.extending import intrinsic
 
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.captures import capture_target, card_value
+from simcore.kernels.captures import capture_target, card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
-QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
+QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5) = 252 subsets a sum fit a lane)
+VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
 
 
 @intrinsic
@@ -157,7 +160,8 @@ def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum
         return nth_bit(singles, idx)
     v = capture_target(card_value(c, value_by_rank), sum_to)
     avail = table & sum_mask & sum_candidates(c, sum_to)
-    values, before = value_bytes(avail, value_by_rank)
+    wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards (Escoba's tables): each subset summed
+    values, before = (0, 0) if wide else value_bytes(avail, value_by_rank)
     s = 0
     i = 0
     total = 0
@@ -165,7 +169,7 @@ def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum
         s = (s - avail) & avail  # next submask, ascending: subset i + 1 of ``value_bytes``
         if s == 0:
             return 0
-        total = next_sum(i, total, values, before)
+        total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
         i += 1
         if total == v:
             if idx == 0:
@@ -256,7 +260,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     ace_on_empty, sum_to = rs[6], rs[9]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
-    values, before, have_values = 0, 0, False
+    values, before, have_values, wide = 0, 0, False, False
     rest = hand
     while rest != 0:
         c = lowest(rest)
@@ -294,7 +298,9 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                     best_play, best_take, best = play, t, score
             continue
         if not have_values:  # the table's sum cards: each card's ``avail`` is a prefix of them
-            values, before = value_bytes(table & sum_mask, value_by_rank)
+            wide = popcount(table & sum_mask) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
+            if not wide:
+                values, before = value_bytes(table & sum_mask, value_by_rank)
             have_values = True
         v = capture_target(card_value(c, value_by_rank), sum_to)
         avail = table & sum_mask & sum_candidates(c, sum_to)
@@ -303,7 +309,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         total = 0
         while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
             s = (s - avail) & avail
-            total = next_sum(i, total, values, before)
+            total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
             i += 1
             if total == v:
                 cap -= 1
