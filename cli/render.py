@@ -252,6 +252,13 @@ def print_game(console: Console, trace: dict[str, Any]) -> None:
             console.print(f"  table: {card_text(_sorted_table(table, order))}")
         elif kind == "redeal":
             console.print(f"  [yellow]deal void ({escape(ev['reason'])}): redealt[/]")
+        elif kind == "opening":  # Escoba: the initial table taken at once
+            table -= set(ev["cards"])
+            escobas = "escoba" if ev["points"] == 1 else "escobas"
+            console.print(
+                f"  seat {ev['seat']} takes the opening table {card_text(ev['cards'])}"
+                f"  [bold green]{ev['points']} {escobas}[/]"
+            )
         elif kind == "play":
             if ev["kind"] == "trail":
                 table |= set(ev["cards"])

@@ -14,6 +14,7 @@ from simcore.kernels.game import (
     EV_DEAL,
     EV_END,
     EV_HAND,
+    EV_OPENING,
     EV_OUT,
     EV_PLAY,
     EV_REDEAL,
@@ -79,6 +80,8 @@ def game_trace(
             events.append({"type": "score", "deal": a, "points": points, "totals": totals})
         elif kind == EV_OUT:
             events.append({"type": "out", "seat": a})
+        elif kind == EV_OPENING:
+            events.append({"type": "opening", "seat": a, "cards": format_mask(m1), "points": b})
         elif kind == EV_END:
             totals = [int(x) for x in out.totals[row, :n_sides]]
             events.append({"type": "end", "winner": a, "totals": totals})

@@ -227,6 +227,18 @@ class Replay:
         self.play_points[side] += event["points"]
         self.plies += 1
 
+    def on_opening(self, event: dict[str, Any]) -> None:
+        """Escoba's opening take: the whole initial table, before any play, to the seat's side, as immediate
+        points (escobas, counted among the side's sweeps of the deal rows but not of the trace's plays)."""
+        cards = mask_of(parse_card(c) for c in event["cards"])
+        assert self.plies == 0 and cards == self.table and cards, "an opening that is not the initial table"
+        side = self.side_of[event["seat"]]
+        self.piles[side] |= cards
+        self.table = 0
+        self.last_capture_side = side
+        assert event["points"] in (1, 2)
+        self.play_points[side] += event["points"]
+
     def on_residue(self, event: dict[str, Any]) -> None:
         cards = mask_of(parse_card(c) for c in event["cards"])
         assert cards == self.table and cards, "the residue is not the whole table"

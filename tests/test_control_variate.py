@@ -25,6 +25,8 @@ GAMES = [
     ("kaszino", {}, None),
     ("foracio", {}, None),
     ("skopa", {}, 3),
+    ("escoba", {}, None),
+    ("escoba", {}, 4),
 ]
 
 

@@ -1,4 +1,5 @@
-"""Kaszinó, Foracio, Skopa and Scopone: the Numba engine and each game's plain-Python reference play the same games.
+"""Kaszinó, Foracio, Skopa, Scopone and Escoba: the Numba engine and each game's plain-Python reference play the
+same games.
 
 For each game, the defaults and several non-default option combinations play 500 seeded games in both engines;
 the complete traces (every card dealt, every move, every point, mid-deal wins) must be equal, and the kernel's
@@ -37,6 +38,16 @@ CONFIGS = {
             ["random"] * 4,
         ),
         ({"forced_capture": "none", "court_scopa_value": "zero", "target": 121}, ["random"] * 4),
+    ],
+    "escoba": [
+        ({}, ["greedy", "greedy"]),
+        (
+            {"players": 3, "opening_escoba": "first_player", "sevens_rule": "count_tiebreak"},
+            ["random", "greedy", "random"],
+        ),
+        ({"players": 4, "forced_capture": "card", "majority_tie": "each"}, ["random", "greedy"] * 2),
+        ({"forced_capture": "player", "last_play_scopa": False, "all_bonus": True}, ["random", "greedy"]),
+        ({"sevens_rule": "primiera", "opening_escoba": "none", "target": 21}, ["random", "random"]),
     ],
     "kaszino": [
         ({}, ["greedy", "greedy"]),

@@ -78,8 +78,9 @@ def direct(config: RunConfig, games: np.ndarray):
         ("kaszino", ["mc:samples=3", "greedy"], 40),
         ("skopa", ["mc:samples=2,rollout=2", "random", "mc:samples=2,rollout=3"], 30),
         ("scopone", ["lookahead", "mc:samples=2", "defensive", "points"], 20),
+        ("escoba", ["defensive", "mc:samples=2", "random", "lookahead"], 40),
     ],
-    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopone-mc"],
+    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopone-mc", "escoba-mc"],
 )
 def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policies, games):
     config = config_of(variant, policies, games)
@@ -366,6 +367,7 @@ def test_each_game_declares_its_turn_structure():
         "foracio": TURNS_ONE_CARD,
         "kaszino": TURNS_EXCHANGE,
         "scopone": TURNS_ONE_CARD,
+        "escoba": TURNS_ONE_CARD,
     }
 
 

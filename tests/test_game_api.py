@@ -23,6 +23,7 @@ CASES = [
     ("foracio", ["random", "careful", "greedy", GREEDY], {}),
     ("scopone", ["lookahead", GREEDY, "mc:samples=2", "random_card"], {"ace_takes_all": True}),
     ("kaszino", ["lookahead", "random"], {}),
+    ("escoba", ["lookahead", "mc:samples=2", "careful"], {"players": 3}),
     ("kaszino", ["mc:samples=2,rollout=2", "points"], {"last_round_open": True}),
     (
         "kaszino",

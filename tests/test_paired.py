@@ -225,7 +225,17 @@ SEAT_FIELD = {0: 2, 1: 1, 4: 1, 5: 1, 7: 1}  # event type -> the field holding a
 
 @pytest.mark.parametrize(
     ("variant", "players"),
-    [("scopa", 2), ("scopa", 3), ("scopa", 4), ("kaszino", 2), ("skopa", 3), ("foracio", 4), ("scopone", 4)],
+    [
+        ("scopa", 2),
+        ("scopa", 3),
+        ("scopa", 4),
+        ("kaszino", 2),
+        ("skopa", 3),
+        ("foracio", 4),
+        ("scopone", 4),
+        ("escoba", 2),
+        ("escoba", 3),
+    ],
 )
 @pytest.mark.parametrize("policy", ["greedy", "points", "defensive", "lookahead"])
 def test_a_policy_against_itself_on_mirrored_seats_plays_the_mirrored_deal(variant, players, policy):

@@ -376,7 +376,8 @@ def reference_deals(config: RunConfig, games, out) -> dict[str, list]:
 
 
 @pytest.mark.parametrize(
-    ("variant", "players"), [("scopa", 2), ("scopa", 3), ("scopa", 4), ("foracio", 4), ("scopone", 4)]
+    ("variant", "players"),
+    [("scopa", 2), ("scopa", 3), ("scopa", 4), ("foracio", 4), ("scopone", 4), ("escoba", 3)],
 )
 def test_the_deals_table_is_the_obvious_one(variant, players):
     cfg = RunConfig.create(variant, players=players, policies=["random"], games=300, seed=4)

@@ -165,7 +165,7 @@ def test_defensive_does_not_leave_an_easy_sweep():
     assert play(ps, i) == (parse_mask("Kd"), 0)
 
 
-@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone"])
+@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone", "escoba"])
 @pytest.mark.parametrize("policy", ["points", "defensive", "lookahead"])
 def test_point_policies_cannot_see_hidden_cards(variant, policy):
     """Redraw the other hands and the stock from the unseen cards: the same move and the same random stream."""
@@ -207,7 +207,7 @@ def test_point_policies_cannot_see_hidden_cards(variant, policy):
         assert len(decisions) == 1
 
 
-@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone"])
+@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone", "escoba"])
 def test_mc_cannot_see_hidden_cards(variant):
     """The Monte Carlo seat's move and random stream do not change when the hidden cards are redrawn.
 

@@ -220,7 +220,7 @@ def test_published_policies_cannot_see_hidden_cards(variant, policy):
 def test_furbo_and_tartaluca_play_only_scopa():
     for policy in ("furbo", "tartaluca"):
         assert parse_policy(policy, "scopa").label == policy
-        for variant in ("kaszino", "foracio", "skopa", "scopone"):
+        for variant in ("kaszino", "foracio", "skopa", "scopone", "escoba"):
             with pytest.raises(ConfigError, match=f"policy {policy} plays only scopa, not {variant}"):
                 parse_policy(policy, variant)
     with pytest.raises(ConfigError, match="policy furbo does not read risk"):
@@ -238,6 +238,7 @@ def test_furbo_and_tartaluca_play_only_scopa():
         ("foracio", 4, ["random_card", "greedy", "random_card", "greedy"]),
         ("skopa", 3, ["random_card"]),
         ("scopone", 4, ["random_card", "greedy", "random_card", "points"]),
+        ("escoba", 4, ["random_card", "greedy", "random_card", "careful"]),
     ],
 )
 def test_published_policies_play_whole_games(variant, players, policies):

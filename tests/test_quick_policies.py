@@ -21,7 +21,15 @@ from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import QUICK_TABLE, lanes_after, next_sum, quick_choice, subset_sum_lanes, value_bytes
+from simcore.policies.quick import (
+    QUICK_TABLE,
+    VALUE_BYTES_CARDS,
+    lanes_after,
+    next_sum,
+    quick_choice,
+    subset_sum_lanes,
+    value_bytes,
+)
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -42,6 +50,9 @@ CASES = [
     ("scopone", {"ace_takes_all": True}),
     ("scopone", {"ace_takes_all": True, "ace_on_empty": "choice", "forced_capture": "none", "ace_scopa": True}),
     ("scopone", {"ace_takes_all": True, "ace_on_empty": "stay", "single_card_priority": False}),
+    ("escoba", {}),
+    ("escoba", {"forced_capture": "card"}),
+    ("escoba", {"forced_capture": "player"}),
 ]
 
 
@@ -82,7 +93,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     assert aces > 3000 or not rs[5]  # the aces that take all (Foracio, Scopone) are decided on the quick path too
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone", "escoba"])
 def test_sum_values_rise_strictly_with_rank(variant):
     """``quick`` walks a card's sum captures among the cards of its rank and below (``up_to_rank``): exact only while
     a higher rank never has a capture value as low as a lower one's, among the cards that enter sums."""
@@ -94,7 +105,7 @@ def test_sum_values_rise_strictly_with_rank(variant):
         assert v1 >= 1 and (v2 > v1 if higher >> 2 > lower >> 2 else v2 == v1)
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone"])
+@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone", "escoba"])
 def test_lanes_kept_by_the_deal_loop_equal_the_rebuilt_ones(variant):
     """``lanes_after`` (a trail multiplies the lanes, a capture rebuilds them) gives the lanes ``subset_sum_lanes``
     builds from scratch, whenever the table has at most ``QUICK_TABLE`` sum cards (the only tables they serve)."""
@@ -128,7 +139,7 @@ def test_next_sum_walks_the_ascending_submasks_with_their_values():
     rng = random.Random(5)
     cards = cards_of(rules.pack & rules.sum_mask)
     for _ in range(300):
-        avail = sum(1 << c for c in rng.sample(cards, rng.randint(0, QUICK_TABLE)))
+        avail = sum(1 << c for c in rng.sample(cards, rng.randint(0, VALUE_BYTES_CARDS)))
         values, before = value_bytes(avail, rules.value_by_rank)
         s, i, total = 0, 0, 0
         while True:
@@ -139,3 +150,25 @@ def test_next_sum_walks_the_ascending_submasks_with_their_values():
             i += 1
             assert total == mask_value(s, rules.value_by_rank)
         assert i == 2 ** bin(avail).count("1") - 1
+
+
+@pytest.mark.parametrize("variant", ["scopa", "escoba", "skopa"])
+def test_lanes_count_exactly_up_to_quick_table(variant):
+    """The lanes hold the exact number of subsets of each sum 0..15 for tables of up to ``QUICK_TABLE`` = 10 sum
+    cards (at most C(10, 5) = 252 subsets share a sum, so no lane carries), the tables of the lowest values (the
+    most subsets per sum) included; brute force over every subset."""
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve({}))
+    cards = cards_of(rules.pack & rules.sum_mask)
+    rng = random.Random(3)
+    tables = [cards[:QUICK_TABLE], cards[2 : 2 + QUICK_TABLE]]
+    tables += [rng.sample(cards, rng.randint(0, QUICK_TABLE)) for _ in range(200)]
+    for table in tables:
+        lo, hi = subset_sum_lanes(sum(1 << c for c in table), rules.value_by_rank)
+        counts = [0] * 16
+        for k in range(len(table) + 1):
+            for subset in itertools.combinations(table, k):
+                total = sum((rules.value_by_rank >> (4 * (c >> 2))) & 15 for c in subset)
+                if total < 16:
+                    counts[total] += 1
+        assert [((lo if j < 8 else hi) >> (8 * (j % 8))) & 255 for j in range(16)] == counts

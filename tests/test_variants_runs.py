@@ -28,6 +28,9 @@ RUNS = [
     ("skopa", 3),
     ("skopa", 4),
     ("scopone", 4),
+    ("escoba", 2),
+    ("escoba", 3),
+    ("escoba", 4),
 ]
 
 
@@ -73,7 +76,7 @@ def test_tables_have_the_games_categories_and_one_row_per_deal_and_side(run):
 
 def test_every_card_ends_in_one_pile(run):
     config, games, deals = run
-    pack = 40 if config.variant in ("scopa", "scopone") else 52
+    pack = 40 if config.variant in ("scopa", "scopone", "escoba") else 52
     taken = completed_deals(games, deals).groupby(["game", "deal"]).cards_taken.sum()
     assert (taken == pack).mean() > 0.999 and (taken <= pack).all()  # a deal with no capture leaves a residue
 
@@ -95,6 +98,10 @@ def test_points_per_deal_within_the_rules(run):
         assert (base[~no_clubs] == 5).all() and (base[no_clubs] == 4).all()  # R11: 5, or 4 on a clubs tie
         assert config.players == 3 or not no_clubs.any()  # 13 clubs cannot tie between two sides
         assert (done.sweep == 0).all()  # no sweep points by default (R10)
+    elif config.variant == "escoba":
+        base = per_deal[["cards", "coins", "velo", "sevens"]].sum().sum(axis=1)
+        assert base.between(1, 4).all()  # E7: the velo always scores; the majorities may tie to nothing
+        assert (done.escoba == done.sweeps).all()  # 1 point an escoba, the opening ones included
     else:
         elements = done[["cards", "spade", "two_spades", "jack_spades", "ten_diamonds"]].sum(axis=1)
         assert (elements <= 6).all()
@@ -106,7 +113,7 @@ def test_points_per_deal_within_the_rules(run):
         assert not games.mid_deal.any()
 
 
-@pytest.mark.parametrize("variant", ["kaszino", "foracio", "skopa", "scopone"])
+@pytest.mark.parametrize("variant", ["kaszino", "foracio", "skopa", "scopone", "escoba"])
 def test_trace_replay_and_rules_from_the_command_line(variant, tmp_path):
     players = get_variant(variant).key("players").default
     out = tmp_path / "t.jsonl"
@@ -140,6 +147,9 @@ BAD_RULES = [
     ("scopone", "deal=eight", "rule deal: eight is not allowed"),
     ("scopone", "ace_first_play=never", "rule ace_first_play: never is not allowed"),
     ("scopa", "sum_choice=fewest_cards", "rule sum_choice: fewest_cards is not allowed"),
+    ("escoba", "sevens_rule=setenta", "rule sevens_rule: setenta is not allowed"),
+    ("escoba", "single_card_priority=true", "rule single_card_priority: true is not allowed"),
+    ("escoba", "opening_escoba=mano", "rule opening_escoba: mano is not allowed"),
 ]
 
 

@@ -14,8 +14,10 @@ subset as a mask and its sum); it visits each subset whose sum is at most the ta
 
 Bounds. Values are at least 1, so a capture of value ``v`` takes at most ``v`` cards. The largest number of
 subsets with one sum is reached when the whole pack is on the table: 1,702 for sum 10 in the 40-card pack and
-6,948 for sum 13 in the 52-card pack (coefficients of prod (1 + x^v)^4). ``Rules.max_moves`` sizes the move
-buffer from these bounds, so no position can overflow it.
+6,948 for sum 13 in the 52-card pack (coefficients of prod (1 + x^v)^4). Escoba's captures sum to 15 - v, at most
+14 (an ace): at most 14 cards, and 6,405 sets of the other 39 cards sum to 14, so 3 x 6,405 + 3 = 19,218 moves
+bound a hand (the most any hand has is 7,729: A A K against the rest of the pack). ``Rules.max_moves`` sizes the
+move buffer from these bounds, so no position can overflow it.
 
 All functions work in the decision space ``ps`` (``simcore.kernels.workspace``): moves are written as
 ``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
@@ -140,14 +142,23 @@ def sort_takes(ps, start, stop):
 
 
 @kernel
-def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n):
+def capture_target(v, sum_to):
+    """The value total of the table cards a card of capture value ``v`` takes: ``v`` itself, or with ``sum_to``
+    (``Rules.sum_to``, Escoba's 15) what makes ``sum_to`` together with the played card."""
+    return v if sum_to == 0 else sum_to - v
+
+
+@kernel
+def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
     A card of ``rank_only`` (court cards in Skopa and Foracio) takes one table card of its own rank. A sum card
     takes any set of table sum cards adding up to its value; with single-card priority (Scopa S5), when a table
     card of the same value lies on the table, only those single cards. Capture values are a function of the rank,
     one value per rank among the sum cards, so "same value" is "same rank". Sums come from the compressed subset
-    sums when the table is small (``k >= 0``), else from the search.
+    sums when the table is small (``k >= 0``), else from the search. With ``sum_to`` > 0 (Escoba) the sets add up
+    to ``sum_to`` minus the card's value instead (``capture_target``; Escoba has no rank-only cards and no
+    priority), a target of 5..14 for Escoba's values 1..10: the same search, another total.
     """
     card = 1 << card_id
     same_rank = table & (15 << ((card_id >> 2) << 2))
@@ -168,6 +179,7 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
                 n = put_move(ps, n, card, t)
                 singles ^= t
             return n
+    target = capture_target(v, sum_to)
     if k >= 0:
-        return append_small_table_sums(ps, k, v, card, n)
-    return append_sum_subsets(ps, table & sum_mask, v, value_by_rank, card, n)
+        return append_small_table_sums(ps, k, target, card, n)
+    return append_sum_subsets(ps, table & sum_mask, target, value_by_rank, card, n)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
-from simcore.kernels.captures import card_value
+from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, first_play_rules, legal_moves, move_rules
 from simcore.kernels.scoring import kaszino_scoring, kaszino_sure_points
 from simcore.kernels.workspace import (
@@ -85,6 +85,7 @@ EV_RESIDUE = 5  # a = seat, mask1 = cards
 EV_SCORE = 6  # a = deal index (points and totals are in the deal arrays)
 EV_OUT = 7  # a = seat that wins mid-deal
 EV_END = 8  # a = winning side
+EV_OPENING = 9  # a = seat, b = escobas (1 or 2), mask1 = the table cards taken (Escoba's opening)
 EV_WIDTH = 7
 KIND_CAPTURE, KIND_TRAIL, KIND_KEEP = 0, 1, 2
 ACES = 0xF
@@ -240,15 +241,55 @@ def clear_deal(gs):
     gs[DS_OUT_SIDE] = -1
 
 
+@kernel
+def opening_escobas(table, value_by_rank, sum_to):
+    """Escoba's opening (RULES.md E4, C.A.5): 1 when the initial table cards total ``sum_to``, 2 when they split
+    into two pairs of ``sum_to`` each (the lowest card and a partner; the other two then make it too), else 0."""
+    total = mask_value(table, value_by_rank)
+    if total == sum_to:
+        return 1
+    if total == 2 * sum_to:
+        c = lowest(table)
+        rest = table ^ (1 << c)
+        while rest != 0:
+            u = lowest(rest)
+            rest ^= 1 << u
+            if card_value(c, value_by_rank) + card_value(u, value_by_rank) == sum_to:
+                return 2
+    return 0
+
+
+@kernel(nrt=False)
+def take_opening(rules, gs, table, dealer, leader, events, ev_slot, ne):
+    """Escoba's opening take, if due: the dealer (``rules.opening`` 1) or the first player (2) takes the initial
+    table as 1 or 2 escobas and becomes the last capturer. Returns (table left, last capturer or -1, events)."""
+    escobas = opening_escobas(table, rules.value_by_rank, rules.sum_to)
+    if escobas == 0:
+        return table, -1, ne
+    seat = dealer if rules.opening == 1 else leader
+    side = rules.side_of[seat]
+    gs[PILES + side] |= table
+    gs[SWEEPS + side] += escobas
+    gs[SWEEP_PTS + side] += escobas * rules.sweep_points
+    if ev_slot >= 0:
+        ne = emit(events, ev_slot, ne, EV_OPENING, seat, escobas * rules.sweep_points, 0, 0, table, 0)
+    return 0, seat, ne
+
+
 @inline_kernel
 def begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal deal ``deal_idx`` by ``dealer`` (``start_deal``), empty its piles and set the deal loop's
-    counters in ``gs``, so that ``run_deal`` plays it from its first move; returns (redeals, events)."""
+    counters in ``gs``, so that ``run_deal`` plays it from its first move; returns (redeals, events). Escoba's
+    opening take (``take_opening``) happens here, between the dealing and the first play."""
     table, pos, n, redeals, ne = start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
     clear_deal(gs)
     leader = (dealer + 1) % rules.players
-    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, table
-    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = -1, leader, deal_idx, leader, -1
+    seen = table
+    last = -1
+    if rules.opening != 0:
+        table, last, ne = take_opening(rules, gs, table, dealer, leader, events, ev_slot, ne)
+    gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN] = 0, pos, n, table, seen
+    gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL], gs[DS_TO_MOVE], gs[DS_PENDING] = last, leader, deal_idx, leader, -1
     return redeals, ne
 
 

@@ -18,6 +18,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     EV_DEAL,
     EV_END,
     EV_HAND,
+    EV_OPENING,
     EV_OUT,
     EV_PLAY,
     EV_REDEAL,
@@ -76,6 +77,7 @@ from simcore.kernels.workspace import (
     RI_SAME_SUIT,
     RI_SUM_FEWEST,
     RI_SUM_MASK,
+    RI_SUM_TO,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
@@ -230,6 +232,7 @@ def fill_rule_info(ps, rules):
     ps[RI_ACE_ON_ACE] = rules.ace_on_ace
     ps[RI_ACE_SINGLE] = rules.ace_single_ordinary
     ps[RI_ACE_SCOPA] = rules.ace_scopa
+    ps[RI_SUM_TO] = rules.sum_to
 
 
 @kernel

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import FORACIO, KASZINO, SCOPA, SCOPONE, SKOPA
+from simcore.variants.base import ESCOBA, FORACIO, KASZINO, SCOPA, SCOPONE, SKOPA
 
 # Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
 # Foracio category columns
 F_CARDS, F_SPADE, F_TWO_SPADES, F_JACK_SPADES, F_TEN_DIAMONDS, F_ALL_FIVE, F_NAPOLETANA, F_SCOPA, F_SAME_SUIT = range(9)
 
-SETTEBELLO_BIT = 25  # 7d = (7 - 1) * 4 + 1
+SETTEBELLO_BIT = 25  # 7d = (7 - 1) * 4 + 1 (Escoba's velo)
 KING_DIAMONDS_BIT = 49  # Kd, the re bello
 TWO_CLUBS_BIT = 4  # (rank - 1) * 4 + suit
 TEN_DIAMONDS_BIT = 37
@@ -25,6 +25,9 @@ SEVEN_SPADES_BIT = 27
 JACK_SPADES_BIT = 43
 ACES_MASK = 0xF
 NAPOLA_ORDER = (1, 5, 9, 13, 17, 21, 25, 41, 45, 49)  # A..7, J, Q, K of diamonds
+# Escoba category columns, and the ranks its sevens point counts
+E_CARDS, E_COINS, E_VELO, E_SEVENS, E_ESCOBA = range(5)
+RANK_1, RANK_5, RANK_6, RANK_7 = 0xF, 0xF << 16, 0xF << 20, 0xF << 24
 
 
 @inline_kernel
@@ -143,6 +146,64 @@ def score_skopa(rules, piles, sweep_pts, points, work):
 
 
 @inline_kernel
+def majority_points(points, work, n, category, each, bonus):
+    """Escoba majorities (E7): the unique top of ``work[:n]`` scores 1 in ``category``; tied tops score nothing, or
+    1 each with ``each``; a top of 0 nothing; ``bonus`` (all_bonus's 2 for all of a kind) replaces the winner's 1."""
+    top, count = max_and_count(work, n)
+    if top <= 0 or (count > 1 and not each):
+        return
+    for side in range(n):
+        if work[side] == top:
+            points[side, category] = bonus if bonus > 0 and count == 1 else 1
+
+
+@inline_kernel
+def sevens_key(pile, rule):
+    """The number a side's sevens point compares (E7): its sevens (``rule`` 0); its sevens, sixes, aces and fives
+    as digits in that order (1: counts are 0..4, so base 8 keeps the order of the tuples)."""
+    sevens = popcount(pile & RANK_7)
+    if rule == 0:
+        return sevens
+    return ((sevens * 8 + popcount(pile & RANK_6)) * 8 + popcount(pile & RANK_1)) * 8 + popcount(pile & RANK_5)
+
+
+@inline_kernel
+def score_escoba(rules, piles, sweep_pts, points, work):
+    """Escoba deal points (E7): most cards, most coins (2 for all ten with ``all_bonus``), the velo, the sevens
+    point under ``sevens_rule`` (2 for all four sevens with ``all_bonus``), and the escobas (openings included)."""
+    n, each = rules.n_sides, rules.majority_tie_each != 0
+    for side in range(n):
+        work[side] = popcount(piles[side])
+    majority_points(points, work, n, E_CARDS, each, 0)
+    all_coins = 0
+    for side in range(n):
+        work[side] = popcount(piles[side] & DIAMONDS_MASK)
+        if work[side] == 10 and rules.all_bonus:
+            all_coins = 2
+    majority_points(points, work, n, E_COINS, each, all_coins)
+    all_sevens = 0
+    for side in range(n):
+        points[side, E_VELO] = (piles[side] >> SETTEBELLO_BIT) & 1
+        points[side, E_ESCOBA] = sweep_pts[side]
+        if popcount(piles[side] & RANK_7) == 4 and rules.all_bonus:
+            all_sevens = 2
+    if rules.sevens_rule == 2:  # the setenta: Scopa's primiera table, a side lacking a suit cannot win
+        for side in range(n):
+            total = 0
+            for suit in range(4):
+                b = best_in_suit(piles[side], suit, rules.primiera_value)
+                if b == 0:
+                    total = -1
+                    break
+                total += b
+            work[side] = total
+    else:
+        for side in range(n):
+            work[side] = sevens_key(piles[side], rules.sevens_rule)
+    majority_points(points, work, n, E_SEVENS, each, all_sevens)
+
+
+@inline_kernel
 def max_and_count(values, n):
     """Largest of ``values[:n]`` and how many sides have it."""
     top = values[0]
@@ -253,6 +314,8 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
         score_skopa(rules, piles, sweep_pts, points, work)
     elif rules.variant == FORACIO:
         score_foracio(rules, piles, sweep_pts, same_suit, points, partial)
+    elif rules.variant == ESCOBA:
+        score_escoba(rules, piles, sweep_pts, points, work)
     elif rules.variant == KASZINO:
         sc = kaszino_scoring(rules)
         for side in range(rules.n_sides):

@@ -30,8 +30,8 @@ Decision space ``ps`` (int64 slots)::
     STREAM_KEY [4]   initial state of seat s's policy stream: the root of its substreams (``simcore.rng``)
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
-    RI_*    [24]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
-    TCARDS  [16]     compressed table cards for the subset sums
+    RI_*    [25]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
+    TCARDS  [11]     compressed table cards for the subset sums (SMALL_TABLE of them used)
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
     --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
@@ -102,7 +102,8 @@ RI_SUM_FEWEST = 116
 RI_ACE_ON_ACE = 117
 RI_ACE_SINGLE = 118
 RI_ACE_SCOPA = 119
-TCARDS = 120
+RI_SUM_TO = 120  # Rules.sum_to: 0, or Escoba's 15
+TCARDS = 121  # 11 slots, SMALL_TABLE of them used
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
 SUMS = 132
 MOVES = SUMS + (1 << SMALL_TABLE)

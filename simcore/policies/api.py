@@ -81,12 +81,14 @@ R_SUM_FEWEST = _ws.RI_SUM_FEWEST - _ws.WEIGHT  # 1: only a card's captures with 
 R_ACE_ON_ACE = _ws.RI_ACE_ON_ACE - _ws.WEIGHT  # 1: with an ace on the table, an ace takes one table ace only
 R_ACE_SINGLE = _ws.RI_ACE_SINGLE - _ws.WEIGHT  # 1: an ace taking exactly one table ace is an ordinary capture
 R_ACE_SCOPA = _ws.RI_ACE_SCOPA - _ws.WEIGHT  # 1: an ace's take-all that empties the table is a sweep
+R_SUM_TO = _ws.RI_SUM_TO - _ws.WEIGHT  # 0: a card takes sets summing to its value; 15 (Escoba): to 15 minus it
 RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
 
 ACES = 0xF
 
 __all__ = [
     "VIEW_VERSION",
+    "capture_total",
     "card_rank",
     "card_suit",
     "card_value",
@@ -127,6 +129,14 @@ def card_suit(card):
 def card_value(rules, card):
     """Capture value of a card in this game (what sums are made of)."""
     return _card_value(card, rules[R_VALUE_BY_RANK])
+
+
+@inline_kernel
+def capture_total(rules, card):
+    """The value total of the table cards ``card`` takes by sum: its own value, or in Escoba what makes 15 with
+    it (``R_SUM_TO``)."""
+    v = _card_value(card, rules[R_VALUE_BY_RANK])
+    return v if rules[R_SUM_TO] == 0 else rules[R_SUM_TO] - v
 
 
 @inline_kernel

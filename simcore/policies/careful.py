@@ -2,8 +2,9 @@
 sweep, if it can help it.
 
 Each move is scored as greedy scores it, minus ``SWEEP_PENALTY`` if the table it leaves could be swept by a
-single card the seat has not seen (a card of equal rank to a lone table card, or one whose capture value equals
-the table's total). It reads only the public view: the cards seen, the table, the rules' capture values.
+single card the seat has not seen (a card of equal rank to a lone table card, or one whose capture total equals
+the table's total: its value, or in Escoba 15 minus it). It reads only the public view: the cards seen, the
+table, the rules' capture values.
 
 It is written against the public policy API (``simcore.policies.api``), exactly as a user's file is, and runs
 through the same machinery (``simcore.userpolicy``): the proof that the API suffices for a built-in policy.
@@ -14,8 +15,10 @@ from simcore.policies.api import (
     R_PACK,
     R_RANK_ONLY,
     R_SUM_MASK,
+    R_SUM_TO,
     SEEN,
     TABLE,
+    capture_total,
     card_value,
     lowest,
     popcount,
@@ -41,11 +44,11 @@ def sweepable(rules, table, unseen):
     while cards != 0:
         u = lowest(cards)
         cards ^= 1 << u
-        if popcount(table) == 1 and (table >> ((u >> 2) << 2)) & 15 != 0:
+        if rules[R_SUM_TO] == 0 and popcount(table) == 1 and (table >> ((u >> 2) << 2)) & 15 != 0:
             return True  # a single card of the same rank
         if (rules[R_RANK_ONLY] >> u) & 1:
             continue
-        if only_sums and (rules[R_SUM_MASK] >> u) & 1 and card_value(rules, u) == total:
+        if only_sums and (rules[R_SUM_MASK] >> u) & 1 and capture_total(rules, u) == total:
             return True
     return False
 

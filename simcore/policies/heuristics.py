@@ -34,7 +34,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
-from simcore.kernels.captures import card_value, mask_value, table_subset_sums
+from simcore.kernels.captures import capture_target, card_value, mask_value, table_subset_sums
 from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves
 from simcore.kernels.workspace import (
     FAULT,
@@ -59,6 +59,7 @@ from simcore.kernels.workspace import (
     RI_SAME_SUIT,
     RI_SUM_FEWEST,
     RI_SUM_MASK,
+    RI_SUM_TO,
     RI_SWEEP_MODE,
     RI_SWEEP_POINTS,
     RI_SWEEP_VALUE_BY_RANK,
@@ -134,7 +135,9 @@ def cards_points(ps, params, seat, cards):
 def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
     if take == 0:  # a trail gives up the card's points and its capture power
-        capture_power = params[seat, P_HOLD] * card_value(lowest(play), ps[RI_VALUE_BY_RANK])
+        # the table value the card can take: its own value, or in Escoba what makes 15 with it (15 - value)
+        target = capture_target(card_value(lowest(play), ps[RI_VALUE_BY_RANK]), ps[RI_SUM_TO])
+        capture_power = params[seat, P_HOLD] * target
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
     if ps[RI_ACE_SWEEPS] != 0 and play & ACES and not ace_ordinary(ps, take):
@@ -172,7 +175,40 @@ def can_take(ps, card, target):
     total = mask_value(target, value_by_rank)
     if ps[RI_TURNS] == TURNS_EXCHANGE and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
         return False
-    return total == card_value(card, value_by_rank)
+    return total == capture_target(card_value(card, value_by_rank), ps[RI_SUM_TO])
+
+
+@kernel
+def reachable_sums(mask, value_by_rank):
+    """Bit s set when some subset of ``mask`` (the empty one included) has values summing to s, for s <= 15."""
+    reach = 1
+    while mask != 0:
+        c = lowest(mask)
+        mask ^= 1 << c
+        reach = (reach | (reach << card_value(c, value_by_rank))) & 0xFFFF
+    return reach
+
+
+@kernel
+def takers_of(ps, t, table, unseen):
+    """How many ``unseen`` cards could take table card ``t`` (with other cards of ``table`` or alone): those of
+    its rank when captures are by equal value (an approximation that ignores sums), and with ``Rules.sum_to``
+    (Escoba) exactly those of value v for which ``t`` and some other table cards make ``sum_to - v``."""
+    sum_to = ps[RI_SUM_TO]
+    if sum_to == 0:
+        return popcount(unseen & (15 << ((t >> 2) << 2)))
+    value_by_rank = ps[RI_VALUE_BY_RANK]
+    rest = card_value(t, value_by_rank)
+    reach = reachable_sums(table & ps[RI_SUM_MASK] & ~(1 << t), value_by_rank)
+    count = 0
+    cards = unseen & ps[RI_SUM_MASK]
+    while cards != 0:
+        u = lowest(cards)
+        cards ^= 1 << u
+        need = sum_to - card_value(u, value_by_rank) - rest
+        if need >= 0 and (reach >> need) & 1:
+            count += 1
+    return count
 
 
 @kernel
@@ -217,7 +253,7 @@ def table_risk(ps, params, seat, table_after):
         rest ^= 1 << t
         worth = params[seat, t]
         if worth > 0 and popcount(table_after) > 1:
-            takers = popcount(unseen & (15 << ((t >> 2) << 2)))
+            takers = takers_of(ps, t, table_after, unseen)
             risk += chance_of_any(n_unseen, takers, hand_count) * worth
     return risk
 
@@ -268,6 +304,7 @@ def reply_rules(ps):
         ps[RI_MAX_HAND],
         ps[RI_SUM_FEWEST],
         ps[RI_ACE_ON_ACE],
+        ps[RI_SUM_TO],
     )
 
 

@@ -7,7 +7,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 
 * the legal captures of each hand card are counted in O(1) from a packed generating function of the table's
   subset sums, ``prod (1 + x**value)`` over the table's sum cards, 8-bit lanes for the powers 0..15 in two
-  int64 words (exact while the table has at most ``QUICK_TABLE`` sum cards: 255 non-empty subsets at most);
+  int64 words (exact while the table has at most ``QUICK_TABLE`` = 10 sum cards: values are positive, so the
+  subsets with one sum are an antichain, at most C(10, 5) = 252 of them by Sperner's theorem, and a lane never
+  carries into the next);
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn;
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards;
@@ -28,14 +30,15 @@ from numba.extending import intrinsic
 
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.captures import card_value
+from simcore.kernels.captures import capture_target, card_value, mask_value
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
-QUICK_TABLE = 8  # most table sum cards for the packed counts (2**8 - 1 = 255 non-empty subsets fit a lane)
+QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5) = 252 subsets a sum fit a lane)
+VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
 
 
 @intrinsic
@@ -80,8 +83,9 @@ def lane(lo, hi, v):
 
 
 @inline_kernel
-def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi):
-    """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists)."""
+def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to):
+    """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists); with ``sum_to``
+    (Escoba) the sets summing to ``sum_to`` minus its value, lanes 5..14."""
     same_rank = table & (15 << ((c >> 2) << 2))
     if (rank_only >> c) & 1:
         return popcount(same_rank)
@@ -90,7 +94,7 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi
         return 0
     if priority != 0 and (same_rank & sum_mask) != 0:
         return popcount(same_rank & sum_mask)
-    return lane(lo, hi, v)
+    return lane(lo, hi, capture_target(v, sum_to))
 
 
 @inline_kernel
@@ -98,6 +102,13 @@ def up_to_rank(c):
     """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
     of the sum cards rises strictly with the rank in every family game (a test checks it)."""
     return (16 << ((c >> 2) << 2)) - 1
+
+
+@inline_kernel
+def sum_candidates(c, sum_to):
+    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
+    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
+    return up_to_rank(c) if sum_to == 0 else -1
 
 
 @inline_kernel
@@ -144,14 +155,15 @@ def next_sum(i, total, values, before):
 
 
 @inline_kernel
-def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
+def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
-    v = card_value(c, value_by_rank)
-    avail = table & sum_mask & up_to_rank(c)
-    values, before = value_bytes(avail, value_by_rank)
+    v = capture_target(card_value(c, value_by_rank), sum_to)
+    avail = table & sum_mask & sum_candidates(c, sum_to)
+    wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards (Escoba's tables): each subset summed
+    values, before = (0, 0) if wide else value_bytes(avail, value_by_rank)
     s = 0
     i = 0
     total = 0
@@ -159,7 +171,7 @@ def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
         s = (s - avail) & avail  # next submask, ascending: subset i + 1 of ``value_bytes``
         if s == 0:
             return 0
-        total = next_sum(i, total, values, before)
+        total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
         i += 1
         if total == v:
             if idx == 0:
@@ -201,7 +213,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, sum_to = rs[6], rs[11]
     total = 0
     rest = hand
     while rest != 0:
@@ -210,7 +222,9 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if (aces >> c) & 1:
             total += ace_moves(table, forced, ace_on_empty)
         else:
-            total += moves_of(capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi), forced)
+            total += moves_of(
+                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to), forced
+            )
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
@@ -224,7 +238,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if ace:
             n = ace_moves(table, forced, ace_on_empty)
         else:
-            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
             n = moves_of(cap, forced)
         if idx < n:
             break
@@ -237,7 +251,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         idx -= 1
     elif cap == 0:
         return 1 << c, 0
-    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx)
+    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to)
 
 
 @inline_kernel
@@ -245,10 +259,10 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, sum_to = rs[6], rs[11]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
-    values, before, have_values = 0, 0, False
+    values, before, have_values, wide = 0, 0, False, False
     rest = hand
     while rest != 0:
         c = lowest(rest)
@@ -269,7 +283,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
                     best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
             continue
-        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
         captures += cap
         trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
         if trail and -wc > best:
@@ -286,16 +300,18 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                     best_play, best_take, best = play, t, score
             continue
         if not have_values:  # the table's sum cards: each card's ``avail`` is a prefix of them
-            values, before = value_bytes(table & sum_mask, value_by_rank)
+            wide = popcount(table & sum_mask) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
+            if not wide:
+                values, before = value_bytes(table & sum_mask, value_by_rank)
             have_values = True
-        v = card_value(c, value_by_rank)
-        avail = table & sum_mask & up_to_rank(c)
+        v = capture_target(card_value(c, value_by_rank), sum_to)
+        avail = table & sum_mask & sum_candidates(c, sum_to)
         s = 0
         i = 0
         total = 0
         while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
             s = (s - avail) & avail
-            total = next_sum(i, total, values, before)
+            total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
             i += 1
             if total == v:
                 cap -= 1

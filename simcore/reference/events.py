@@ -51,6 +51,11 @@ def end_event(winner: int, totals: Sequence[int]) -> Event:
     return {"type": "end", "winner": winner, "totals": list(totals)}
 
 
+def opening_event(seat: int, cards: Iterable[int], points: int) -> Event:
+    """Escoba's opening take (RULES.md C.A.6): ``seat`` takes the initial table ``cards`` as ``points`` escobas."""
+    return {"type": "opening", "seat": seat, "cards": card_names(cards), "points": points}
+
+
 def out_event(seat: int) -> Event:
     """A mid-deal win declared by ``seat`` (Kaszinó K13, Foracio F13)."""
     return {"type": "out", "seat": seat}

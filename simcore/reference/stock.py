@@ -1,13 +1,14 @@
-"""The game loop and the trace check of the games dealt in rounds from a stock: Scopa and Skopa.
+"""The game loop and the trace check of the games dealt in rounds from a stock: Scopa, Skopa and Escoba.
 
-Both play the same procedure (RULES.md A.2-A.5): deals dealt in rotation, turns in seat order, a new round of
+All play the same procedure (RULES.md A.2-A.5): deals dealt in rotation, turns in seat order, a new round of
 hands whenever every hand is empty until the stock is out, the residue to the last capturer, the deal scored,
 and the game over after the first deal with a unique top total at or over the target. What differs is the
 game's rules, which each game module supplies as a :class:`StockGame` (itself: the module has these names):
-its pack and hand size, how a deal is dealt (Scopa's void deals), its legal moves, what a play does and how a
-deal scores. Scopone plays here too: one round (its stock is empty after the deal), its deal sizes from its rules
-(``deal_sizes``) and its first play's moves from the deal's state (``deal_moves``). Kaszinó (double moves,
-mid-deal wins) and Foracio (one round, mid-deal wins) keep their own loops.
+its pack and hand size, how a deal is dealt (Scopa's void deals, Escoba's opening take: an optional
+``opening_take``), its legal moves, what a play does and how a deal scores. Scopone plays here too: one round (its
+stock is empty after the deal), its deal sizes from its rules (``deal_sizes``) and its first play's moves from the
+deal's state (``deal_moves``). Kaszinó (double moves, mid-deal wins) and Foracio (one round, mid-deal wins) keep
+their own loops.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ class StockChecker(TraceReader):
             state = self.read_initial_deal(dealer)
             if state is None:
                 continue
+            self.read_opening(state, dealer)
             self.play_deal(state)
             totals = self.end_deal(state, deal, totals)
             winner = game_winner(totals, self.rules["target"])
@@ -182,6 +184,19 @@ class StockChecker(TraceReader):
         dealt = {c for cards in hands.values() for c in cards} | set(table)
         stock = [c for c in g.PACK if c not in dealt]  # which cards, not their order: a check never draws
         return DealState(self.players, first, [set(hands[s]) for s in range(self.players)], set(table), stock)
+
+    def read_opening(self, state: DealState, dealer: int) -> None:
+        """The ``opening`` event of a game with an opening take (Escoba: ``g.opening_take``, applied to ``state``)
+        exactly when its rules make one due, else none."""
+        take = getattr(self.g, "opening_take", None)
+        due = take(self.rules, state, dealer) if take is not None else None
+        if due is None:
+            self.check(self.peek_type() != "opening", self.pos, "no opening take is due")
+            return
+        index, event = self.take("opening")
+        self.same(index, "opening seat", self.field(index, event, "seat"), due[0])
+        self.check(sorted(self.cards(index, event)) == due[1], index, "the opening takes the whole initial table")
+        self.same(index, "opening points", self.field(index, event, "points"), due[2])
 
     def play_deal(self, state: DealState) -> None:
         """Every play of a deal, with a new round of hands whenever every hand is empty."""

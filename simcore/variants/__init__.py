@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from simcore.errors import ConfigError, shown
-from simcore.variants import foracio, kaszino, scopa, scopone, skopa
+from simcore.variants import escoba, foracio, kaszino, scopa, scopone, skopa
 from simcore.variants.base import RuleKey, Rules, VariantSpec
 
 VARIANTS: dict[str, VariantSpec] = {
-    spec.name: spec for spec in (scopa.SPEC, kaszino.SPEC, foracio.SPEC, skopa.SPEC, scopone.SPEC)
+    spec.name: spec for spec in (scopa.SPEC, kaszino.SPEC, foracio.SPEC, skopa.SPEC, scopone.SPEC, escoba.SPEC)
 }
 
 

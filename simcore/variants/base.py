@@ -17,7 +17,7 @@ import numpy as np
 from simcore.errors import ConfigError, shown
 
 # Rules.variant ids
-SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE = 0, 1, 2, 3, 4
+SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE, ESCOBA = 0, 1, 2, 3, 4, 5
 
 # Rules.turns: the turn structure the deal loop plays (0 is no game's: a fault, never a guess)
 TURNS_ONE_CARD, TURNS_EXCHANGE = 1, 2  # one card a turn (Scopa, Skopa, Foracio); Kaszinó's exchanges and double move
@@ -45,7 +45,7 @@ class Rules(NamedTuple):
     """Compiled rules. Every field is an int64 scalar or an int64 array, so all variants share one compiled
     signature; a variant sets the fields it uses and leaves the others at their neutral defaults."""
 
-    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE): picks the game's scoring
+    variant: int  # variant id (SCOPA, KASZINO, FORACIO, SKOPA, SCOPONE, ESCOBA): picks the game's scoring
     players: int
     n_sides: int
     side_of: np.ndarray  # int64[4]: seat -> side
@@ -101,6 +101,12 @@ class Rules(NamedTuple):
     points_2s: int = 0
     points_10d: int = 0
     first_dealer_fixed: int = 0  # 0/1: seat 0 deals the first deal (else drawn from the deal stream)
+    # Escoba (RULES.md Part C section 8)
+    sum_to: int = 0  # 0: a card takes sets summing to its value; 15 (Escoba): sets summing to 15 minus its value
+    opening: int = 0  # Escoba's opening take of the initial table: 0 none, 1 by the dealer, 2 by the first player
+    sevens_rule: int = 0  # Escoba's sevens point: 0 most sevens, 1 ties broken by sixes/aces/fives, 2 primiera
+    majority_tie_each: int = 0  # Escoba: a tie for a majority scores 1 to each tied side
+    all_bonus: int = 0  # Escoba: all ten coins, all four sevens score 2
     # For heuristics: a side holding ``cards_target`` cards has settled the cards category; ``count_suit`` (or
     # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards. Kaszino's
     # scoring reads the two targets as its thresholds.
