@@ -38,9 +38,11 @@ from simcore.policies.kernels import (
     POLICY_POINTS,
     POLICY_RANDOM,
     POLICY_RANDOM_CARD,
+    POLICY_SEARCH,
     POLICY_TARTALUCA,
     POLICY_USER,
 )
+from simcore.policies.search import MAX_DEPTH, P_DEPTH, P_WORLDS
 from simcore.policies.usercall import P_ADDRESS
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights
@@ -52,6 +54,7 @@ ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 # seat's row to every rollout seat: epsilon-greedy reads P_EPSILON, points and defensive their own groups).
 ROLLOUT_READS = {1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
 MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 2.0, "epsilon": 0.1}
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {("scopa", "napola"): ("napola", True)}
 
@@ -77,7 +80,7 @@ class PolicySpec:
         groups = self.reads
         if self.policy_id == POLICY_MC:
             groups = ("samples", "rollout", *ROLLOUT_READS[int(rollout or MC_DEFAULTS["rollout"])])
-        common = weights.defaults(variant) | MC_DEFAULTS if self.policy_id == POLICY_MC else weights.defaults(variant)
+        common = weights.defaults(variant) | own_defaults(self.policy_id)
         out: dict[str, float] = {}
         for group in groups:
             if group == WEIGHTS:
@@ -94,6 +97,15 @@ class PolicySpec:
         for rollout in ROLLOUTS:
             out |= self.params(variant, rollout)
         return out
+
+
+def own_defaults(policy_id: int) -> dict[str, float]:
+    """The defaults of the parameters a policy has besides the game's point weights (mc, search)."""
+    if policy_id == POLICY_MC:
+        return dict(MC_DEFAULTS)
+    if policy_id == POLICY_SEARCH:
+        return dict(SEARCH_DEFAULTS)
+    return {}
 
 
 POLICIES: dict[str, PolicySpec] = {
@@ -130,6 +142,13 @@ POLICIES: dict[str, PolicySpec] = {
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
         ),
+        PolicySpec(
+            "search",
+            POLICY_SEARCH,
+            "determinized search (PIMC): sample the unseen cards, follow each move with alpha-beta over the next "
+            "depth decisions of the deal, roll the leaves out (greedy with epsilon), keep the best mean margin",
+            ("worlds", "depth", "epsilon"),
+        ),
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
         PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
         PolicySpec("random_card", POLICY_RANDOM_CARD, "a hand card uniformly, then one of its moves (Scimmietta)"),
@@ -148,12 +167,19 @@ MC_MEANINGS = {
     "epsilon": "chance of a random move in a greedy rollout (rollout=1)",
     "rollout": "the rollouts' policy: 1 greedy with epsilon, 2 points, 3 defensive",
 }
+SEARCH_MEANINGS = {
+    "worlds": "determinizations of the hidden cards per decision (the search's budget)",
+    "depth": f"decisions searched by alpha-beta after each move before a rollout (0 to {MAX_DEPTH})",
+    "epsilon": "chance of a random move in the greedy rollouts at the leaves",
+}
 
 
 def parameter_meaning(policy: str, variant: str, key: str) -> str:
     """One line on what parameter ``key`` of ``policy`` does in ``variant``."""
     if policy == "mc" and key in MC_MEANINGS:
         return MC_MEANINGS[key]
+    if policy == "search" and key in SEARCH_MEANINGS:
+        return SEARCH_MEANINGS[key]
     return weights.meaning(variant, key)
 
 
@@ -194,9 +220,11 @@ def _number(name: str, key: str, value: str) -> float:
 
 
 def _check_range(name: str, key: str, number: float, text: str) -> None:
-    if key in ("samples", "rollout", "epsilon"):
-        if key == "samples" and not (1 <= number <= 200 and number == int(number)):
-            raise ConfigError(f"policy {name}: samples must be a whole number from 1 to 200, got {shown(text)}")
+    if key in ("samples", "rollout", "epsilon", "worlds", "depth"):
+        if key in ("samples", "worlds") and not (1 <= number <= 200 and number == int(number)):
+            raise ConfigError(f"policy {name}: {key} must be a whole number from 1 to 200, got {shown(text)}")
+        if key == "depth" and not (0 <= number <= MAX_DEPTH and number == int(number)):
+            raise ConfigError(f"policy {name}: depth must be a whole number from 0 to {MAX_DEPTH}, got {shown(text)}")
         if key == "rollout" and number not in ROLLOUTS:
             raise ConfigError(
                 f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
@@ -334,7 +362,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
             continue
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
-        row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params
+        row = weights.defaults(c.variant) | own_defaults(c.spec.policy_id) | c.params
         params[seat, :52] = weights.card_points(c.variant, row, rules)
         params[seat, P_PER_CARD] = row["card"]
         params[seat, P_SWEEP] = row["sweep"]
@@ -345,4 +373,8 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         if c.spec.policy_id == POLICY_MC:
             params[seat, P_EPSILON] = row["epsilon"]
             params[seat, P_ROLLOUT] = row["rollout"]
+        if c.spec.policy_id == POLICY_SEARCH:
+            params[seat, P_EPSILON] = row["epsilon"]
+            params[seat, P_WORLDS] = row["worlds"]
+            params[seat, P_DEPTH] = row["depth"]
     return ids, params
