@@ -77,8 +77,10 @@ def direct(config: RunConfig, games: np.ndarray):
         ("foracio", ["lookahead", "points", "random", "defensive"], 300),
         ("kaszino", ["mc:samples=3", "greedy"], 40),
         ("skopa", ["mc:samples=2,rollout=2", "random", "mc:samples=2,rollout=3"], 30),
+        ("scopa", ["search:worlds=2", "greedy", "search:worlds=1,depth=3"], 30),
+        ("kaszino", ["greedy", "search:worlds=2"], 20),
     ],
-    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc"],
+    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopa-search", "kaszino-search"],
 )
 def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policies, games):
     config = config_of(variant, policies, games)

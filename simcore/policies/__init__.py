@@ -19,7 +19,9 @@ import numpy as np
 from simcore.errors import ConfigError, shown
 from simcore.policies import weights
 from simcore.policies.heuristics import (
+    MAX_DEPTH,
     MAX_PARAMS,
+    P_DEPTH,
     P_EPSILON,
     P_HOLD,
     P_PER_CARD,
@@ -28,6 +30,7 @@ from simcore.policies.heuristics import (
     P_SAMPLES,
     P_SUIT,
     P_SWEEP,
+    P_WORLDS,
 )
 from simcore.policies.kernels import (
     POLICY_DEFENSIVE,
@@ -42,7 +45,6 @@ from simcore.policies.kernels import (
     POLICY_TARTALUCA,
     POLICY_USER,
 )
-from simcore.policies.search import MAX_DEPTH, P_DEPTH, P_WORLDS
 from simcore.policies.usercall import P_ADDRESS
 
 # What a kernel reads from a seat's parameter row, by group: ``WEIGHTS`` is the game's point weights

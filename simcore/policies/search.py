@@ -16,8 +16,9 @@ plays the forced move and stops at the next decision with its legal moves listed
 every game and turn structure (Kaszinó's exchanges and double moves included) without a second move generator.
 A decision with a single legal move is played through without counting as a level of the tree.
 
-Parameters live in the seat's row at ``P_WORLDS`` and ``P_DEPTH`` (``epsilon`` shares ``P_EPSILON`` with mc).
-The chunk's stop flag is checked between worlds, as ``mc`` checks it between samples.
+Parameters live in the seat's row at ``P_WORLDS`` and ``P_DEPTH`` (the layout is in ``simcore.policies.heuristics``;
+``epsilon`` shares ``P_EPSILON`` with mc). The chunk's stop flag is checked between worlds, as ``mc`` checks it
+between samples.
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ from simcore.kernels.bits import list_cards
 from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, VIEW_N_MOVES, VIEW_SEAT, run_deal
 from simcore.kernels.workspace import FAULT, GAME_STATE_SIZE, MOVES, RNG, STREAM_KEY, SUBSTREAM, VIEW, sample_base
-from simcore.policies.heuristics import MAX_PARAMS
+from simcore.policies.heuristics import MAX_DEPTH, MAX_PARAMS, P_DEPTH, P_WORLDS
 from simcore.policies.kernels import POLICY_MC, POLICY_ROLLOUT, choose_greedy, choose_quick
 from simcore.policies.montecarlo import V_SEEN, deal_margin, determinize
 from simcore.rng import split_stream
 
-P_WORLDS = 60  # determinizations per decision
-P_DEPTH = 61  # decisions searched after the seat's move before a rollout
-MAX_DEPTH = 6
+__all__ = ["MAX_DEPTH", "P_DEPTH", "P_WORLDS", "choose_search"]
+
 INF = 1e18
 
 
