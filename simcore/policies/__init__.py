@@ -54,9 +54,11 @@ MAX_WEIGHT = 1e6  # larger weights overflow the kernels' sums to inf, and inf - 
 ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 # Rollout policy -> what the mc seat's rollouts read besides samples and rollout (montecarlo.choose_mc copies the
 # seat's row to every rollout seat: epsilon-greedy reads P_EPSILON, points and defensive their own groups).
-ROLLOUT_READS = {1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
+# search reads the same, and has rollout 0 too: no rollout, the leaves valued by their piles (search.piles_margin).
+ROLLOUT_READS = {0: (WEIGHTS, "sweep"), 1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
+SEARCH_ROLLOUTS = {0: "none (the piles valued by the game's weights)", **ROLLOUTS}
 MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
-SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 2.0, "epsilon": 0.1}
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 2.0, "rollout": 1.0, "epsilon": 0.1}
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {("scopa", "napola"): ("napola", True)}
 
@@ -77,11 +79,18 @@ class PolicySpec:
     games: tuple[str, ...] = ()  # the games it plays; () = every game
     file: str = ""  # a built-in written against the public API: its module in this package (``simcore.userpolicy``)
 
+    @property
+    def rollouts(self) -> dict[int, str]:
+        """The rollout policies it accepts (mc, search), else none."""
+        return {POLICY_MC: ROLLOUTS, POLICY_SEARCH: SEARCH_ROLLOUTS}.get(self.policy_id, {})
+
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
-        """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
+        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs), with
+        defaults."""
         groups = self.reads
-        if self.policy_id == POLICY_MC:
-            groups = ("samples", "rollout", *ROLLOUT_READS[int(rollout or MC_DEFAULTS["rollout"])])
+        if self.rollouts:
+            chosen = int(own_defaults(self.policy_id)["rollout"] if rollout is None else rollout)
+            groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
         common = weights.defaults(variant) | own_defaults(self.policy_id)
         out: dict[str, float] = {}
         for group in groups:
@@ -92,11 +101,11 @@ class PolicySpec:
         return out
 
     def all_params(self, variant: str) -> dict[str, float]:
-        """Every parameter this policy can read in ``variant`` (mc: under one rollout or another)."""
-        if self.policy_id != POLICY_MC:
+        """Every parameter this policy can read in ``variant`` (mc, search: under one rollout or another)."""
+        if not self.rollouts:
             return self.params(variant)
         out: dict[str, float] = {}
-        for rollout in ROLLOUTS:
+        for rollout in self.rollouts:
             out |= self.params(variant, rollout)
         return out
 
@@ -143,13 +152,15 @@ POLICIES: dict[str, PolicySpec] = {
             "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
+            ("samples",),
         ),
         PolicySpec(
             "search",
             POLICY_SEARCH,
             "determinized search (PIMC): sample the unseen cards, follow each move with alpha-beta over the next "
-            "depth decisions of the deal, roll the leaves out (greedy with epsilon), keep the best mean margin",
-            ("worlds", "depth", "epsilon"),
+            "depth decisions of the deal, value the leaves by a rollout (as mc's) or, rollout=0, by the piles' "
+            "points; keep the best mean margin",
+            ("worlds", "depth"),
         ),
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
         PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
@@ -171,8 +182,9 @@ MC_MEANINGS = {
 }
 SEARCH_MEANINGS = {
     "worlds": "determinizations of the hidden cards per decision (the search's budget)",
-    "depth": f"decisions searched by alpha-beta after each move before a rollout (0 to {MAX_DEPTH})",
-    "epsilon": "chance of a random move in the greedy rollouts at the leaves",
+    "depth": f"decisions searched by alpha-beta after each move before the leaf's value (0 to {MAX_DEPTH})",
+    "epsilon": "chance of a random move in a greedy rollout at the leaves (rollout=1)",
+    "rollout": "the leaves' value: 0 the piles' points, else a rollout by 1 greedy with epsilon, 2 points, 3 defensive",
 }
 
 
@@ -227,9 +239,10 @@ def _check_range(name: str, key: str, number: float, text: str) -> None:
             raise ConfigError(f"policy {name}: {key} must be a whole number from 1 to 200, got {shown(text)}")
         if key == "depth" and not (0 <= number <= MAX_DEPTH and number == int(number)):
             raise ConfigError(f"policy {name}: depth must be a whole number from 0 to {MAX_DEPTH}, got {shown(text)}")
-        if key == "rollout" and number not in ROLLOUTS:
+        if key == "rollout" and number not in POLICIES[name].rollouts:
+            zero = "0 (none), " if 0 in POLICIES[name].rollouts else ""
             raise ConfigError(
-                f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
+                f"policy {name}: rollout must be {zero}1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
             )
         if key == "epsilon" and not 0 <= number <= 1:
             raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {shown(text)}")
@@ -337,8 +350,8 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> 
     """Why ``key`` is refused: unknown to the policy, or read only under another rollout (mc)."""
     known = spec.all_params(variant)
     if key in known:
-        read_by = [r for r in ROLLOUTS if key in spec.params(variant, r)]
-        now = int(rollout or MC_DEFAULTS["rollout"])
+        read_by = [r for r in spec.rollouts if key in spec.params(variant, r)]
+        now = int(own_defaults(spec.policy_id)["rollout"] if rollout is None else rollout)
         wanted = " or ".join(str(r) for r in read_by)
         return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
     names = ", ".join(known) or "none"
@@ -379,4 +392,5 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
             params[seat, P_EPSILON] = row["epsilon"]
             params[seat, P_WORLDS] = row["worlds"]
             params[seat, P_DEPTH] = row["depth"]
+            params[seat, P_ROLLOUT] = row["rollout"]
     return ids, params

@@ -26,13 +26,36 @@ from __future__ import annotations
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.bits import list_cards
+from simcore.kernels.bits import list_cards, popcount, suit_mask
 from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, VIEW_N_MOVES, VIEW_SEAT, run_deal
-from simcore.kernels.workspace import FAULT, GAME_STATE_SIZE, MOVES, RNG, STREAM_KEY, SUBSTREAM, VIEW, sample_base
-from simcore.policies.heuristics import MAX_DEPTH, MAX_PARAMS, P_DEPTH, P_WORLDS
-from simcore.policies.kernels import POLICY_MC, POLICY_ROLLOUT, choose_greedy, choose_quick
-from simcore.policies.montecarlo import V_SEEN, deal_margin, determinize
+from simcore.kernels.workspace import (
+    FAULT,
+    FAULT_POLICY,
+    GAME_STATE_SIZE,
+    MOVES,
+    PILES,
+    RNG,
+    SAME_SUIT,
+    STREAM_KEY,
+    SUBSTREAM,
+    SWEEP_PTS,
+    VIEW,
+    sample_base,
+)
+from simcore.policies.heuristics import (
+    MAX_DEPTH,
+    MAX_PARAMS,
+    P_DEPTH,
+    P_PER_CARD,
+    P_ROLLOUT,
+    P_SUIT,
+    P_SWEEP,
+    P_WORLDS,
+    points_of,
+)
+from simcore.policies.kernels import POLICY_MC, choose, choose_greedy
+from simcore.policies.montecarlo import V_SEEN, deal_margin, determinize, rollout_policy
 from simcore.rng import split_stream
 
 __all__ = ["MAX_DEPTH", "P_DEPTH", "P_WORLDS", "choose_search"]
@@ -55,20 +78,41 @@ def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, e
 
 
 @kernel
-def leaf_value(rules, s, state, rps, events, side, key, first_substream, one_card, exchange, full):
-    """Roll the deal out from a decision ``state`` (its moves listed in ``rps``) with the rollout policy, on the
-    world's rollout streams; the side's deal margin at the end."""
+def piles_margin(rules, params, seat, state, side):
+    """The side's margin in the piles so far, valued by the seat's point weights (``rollout=0``): the cards'
+    points, the cards and counted-suit majorities per card, and the sweep and same-suit points at ``sweep``."""
+    mine = 0.0
+    best_other = -INF
+    for other in range(rules.n_sides):
+        pile = state[PILES + other]
+        value = points_of(params, seat, pile) + params[seat, P_PER_CARD] * popcount(pile)
+        if rules.count_suit >= 0:
+            value += params[seat, P_SUIT] * popcount(pile & suit_mask(rules.count_suit))
+        value += params[seat, P_SWEEP] * (state[SWEEP_PTS + other] + state[SAME_SUIT + other])
+        if other == side:
+            mine = value
+        else:
+            best_other = max(best_other, value)
+    return mine - best_other
+
+
+@kernel
+def leaf_value(rules, s, params, seat, state, rps, events, side, key, first_substream, one_card, exchange, full):
+    """The value of a decision ``state`` at the depth limit (its moves listed in ``rps``): with a rollout policy,
+    the side's deal margin after a rollout on the world's rollout streams; without (``rollout=0``), the piles'."""
+    if s.rollout_ids[0] < 0:
+        return piles_margin(rules, params, seat, state, side)
     for k in range(rules.players):
         rps[RNG + 1 + k] = split_stream(key, first_substream + k)
     mover = rps[VIEW + VIEW_SEAT]
-    i = choose_quick(rps, POLICY_ROLLOUT, s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
+    i = choose(rps, s.rollout_ids[0], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
     status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, state, rps, events, -1, 0, i, one_card, exchange, full)
     return deal_margin(rules, state, s.points, s.work, side, status, rps)
 
 
 @kernel
-def move_value(rules, s, params, stops, stack, moves, meta, bounds, root, play, take, depth, side, key, sub, events,
-               one_card, exchange, full):  # fmt: skip
+def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, play, take, depth, side, key, sub,
+               events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
     decisions (``stack``: a state per level; ``moves``, ``meta`` = [count, next, maximizing], ``bounds`` =
     [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends."""
@@ -77,7 +121,7 @@ def move_value(rules, s, params, stops, stack, moves, meta, bounds, root, play, 
     if status != DEAL_NEED:
         return deal_margin(rules, stack[0], s.points, s.work, side, status, rps)
     if depth == 0:
-        return leaf_value(rules, s, stack[0], rps, events, side, key, sub, one_card, exchange, full)
+        return leaf_value(rules, s, params, seat, stack[0], rps, events, side, key, sub, one_card, exchange, full)
     level = 0
     open_node(rules, rps, moves, meta, bounds, 0, side, -INF, INF)
     while True:
@@ -92,7 +136,7 @@ def move_value(rules, s, params, stops, stack, moves, meta, bounds, root, play, 
             if status != DEAL_NEED:
                 value = deal_margin(rules, child, s.points, s.work, side, status, rps)
             elif level + 1 == depth:
-                value = leaf_value(rules, s, child, rps, events, side, key, sub, one_card, exchange, full)
+                value = leaf_value(rules, s, params, seat, child, rps, events, side, key, sub, one_card, exchange, full)
             else:
                 level += 1
                 open_node(rules, rps, moves, meta, bounds, level, side, bounds[level - 1, 0], bounds[level - 1, 1])
@@ -139,9 +183,14 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
         return 0
     n_unseen = list_cards(ps, sample_base(ps), rules.pack & ~ps[VIEW + V_SEEN])
     depth = min(int(params[seat, P_DEPTH]), MAX_DEPTH)
+    rollout = int(params[seat, P_ROLLOUT])
+    rollout_id = rollout_policy(rollout)
+    if rollout_id < 0 and rollout != 0:
+        ps[FAULT] = FAULT_POLICY
+        return 0
     rps[FAULT] = 0
-    for k in range(4):  # every seat of a rollout plays epsilon-greedy with the searching seat's epsilon
-        s.rollout_ids[k] = POLICY_ROLLOUT
+    for k in range(4):  # every seat of a rollout plays the rollout policy with the searching seat's parameters
+        s.rollout_ids[k] = rollout_id
         for j in range(MAX_PARAMS):
             s.rollout_params[k, j] = params[seat, j]
     stops = np.full(4, POLICY_MC, np.int64)  # the deal loop stops at every decision of the tree
@@ -163,8 +212,8 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
         ps[SUBSTREAM + seat] += 1
         for m in range(n_moves):
             play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
-            values[m] += move_value(rules, s, params, stops, stack, moves, meta, bounds, sample, play, take, depth,
-                                    side, key, sub, events, one_card, exchange, full)  # fmt: skip
+            values[m] += move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, sample, play, take,
+                                    depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0
