@@ -123,7 +123,9 @@ def test_search_plays_a_minimax_move_when_every_card_is_known():
         ("search:depth=-1", "depth must be a whole number"),
         ("search:epsilon=2", "epsilon must be between 0 and 1"),
         ("search:samples=3", "does not read samples"),
-        ("search:rollout=2", "does not read rollout"),
+        ("search:rollout=4", "rollout must be 0 \\(none\\), 1"),
+        ("search:epsilon=0.2", "epsilon is read only with rollout=1"),
+        ("search:rollout=1,settebello=2", "settebello is read only with rollout=0 or 2 or 3"),
     ],
 )
 def test_search_parameters_are_checked(text, message):
@@ -132,14 +134,14 @@ def test_search_parameters_are_checked(text, message):
 
 
 def test_search_parameters_reach_the_kernel_row():
-    from simcore.policies.heuristics import P_EPSILON
+    from simcore.policies.heuristics import P_EPSILON, P_ROLLOUT
     from simcore.policies.search import P_DEPTH, P_WORLDS
 
-    choice = parse_policy("search:worlds=5,depth=3,epsilon=0.25")
-    assert choice.label == "search:worlds=5,depth=3,epsilon=0.25"
+    choice = parse_policy("search:worlds=5,depth=2,rollout=1,epsilon=0.25")
+    assert choice.label == "search:worlds=5,depth=2,rollout=1,epsilon=0.25"
     assert parse_policy("search").label == "search"
     _, params = policy_arrays([choice, parse_policy("greedy")], SPEC.resolve({}))
-    assert (params[0, P_WORLDS], params[0, P_DEPTH], params[0, P_EPSILON]) == (5, 3, 0.25)
+    assert (params[0, P_WORLDS], params[0, P_DEPTH], params[0, P_ROLLOUT], params[0, P_EPSILON]) == (5, 2, 1, 0.25)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ def parameter_text(policy: PolicySpec, variant: str) -> str:
         return _values(policy.params(variant))
     base = policy.params(variant)
     parts = [_values(base)]
-    default = int(own_defaults(policy.policy_id)["rollout"])
+    default = int(own_defaults(policy.policy_id, variant)["rollout"])
     instead = ", ".join(k for k in base if k not in (*policy.reads, "rollout")) or "nothing"
     for rollout in policy.rollouts:
         if rollout != default:

@@ -58,7 +58,7 @@ ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 ROLLOUT_READS = {0: (WEIGHTS, "sweep"), 1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
 SEARCH_ROLLOUTS = {0: "none (the piles valued by the game's weights)", **ROLLOUTS}
 MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
-SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 2.0, "rollout": 1.0, "epsilon": 0.1}
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "rollout": 0.0, "epsilon": 0.1}
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {("scopa", "napola"): ("napola", True)}
 
@@ -87,17 +87,19 @@ class PolicySpec:
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
         """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs), with
         defaults."""
-        groups = self.reads
+        groups, chosen = self.reads, -1
         if self.rollouts:
-            chosen = int(own_defaults(self.policy_id)["rollout"] if rollout is None else rollout)
+            chosen = int(own_defaults(self.policy_id, variant)["rollout"] if rollout is None else rollout)
             groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
-        common = weights.defaults(variant) | own_defaults(self.policy_id)
+        common = weights.defaults(variant) | own_defaults(self.policy_id, variant)
         out: dict[str, float] = {}
         for group in groups:
             if group == WEIGHTS:
                 out |= weights.game_weights(variant)
             else:
                 out[group] = common[group]
+        if chosen == 0:
+            out.pop("hold", None)  # the piles' value (rollout 0) reads no trail term
         return out
 
     def all_params(self, variant: str) -> dict[str, float]:
@@ -110,13 +112,14 @@ class PolicySpec:
         return out
 
 
-def own_defaults(policy_id: int) -> dict[str, float]:
-    """The defaults of the parameters a policy has besides the game's point weights (mc, search)."""
-    if policy_id == POLICY_MC:
-        return dict(MC_DEFAULTS)
-    if policy_id == POLICY_SEARCH:
-        return dict(SEARCH_DEFAULTS)
-    return {}
+def own_defaults(policy_id: int, variant: str) -> dict[str, float]:
+    """The defaults of the parameters a policy has besides the game's point weights (mc, search): the shared
+    ones, then the game's own (``HeuristicWeights.searchers``, in the game's module)."""
+    shared = {POLICY_MC: MC_DEFAULTS, POLICY_SEARCH: SEARCH_DEFAULTS}.get(policy_id)
+    if shared is None:
+        return {}
+    name = "mc" if policy_id == POLICY_MC else "search"
+    return {**shared, **weights.searcher_defaults(variant, name)}
 
 
 POLICIES: dict[str, PolicySpec] = {
@@ -351,7 +354,7 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> 
     known = spec.all_params(variant)
     if key in known:
         read_by = [r for r in spec.rollouts if key in spec.params(variant, r)]
-        now = int(own_defaults(spec.policy_id)["rollout"] if rollout is None else rollout)
+        now = int(own_defaults(spec.policy_id, variant)["rollout"] if rollout is None else rollout)
         wanted = " or ".join(str(r) for r in read_by)
         return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
     names = ", ".join(known) or "none"
@@ -377,7 +380,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
             continue
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
-        row = weights.defaults(c.variant) | own_defaults(c.spec.policy_id) | c.params
+        row = weights.defaults(c.variant) | own_defaults(c.spec.policy_id, c.variant) | c.params
         params[seat, :52] = weights.card_points(c.variant, row, rules)
         params[seat, P_PER_CARD] = row["card"]
         params[seat, P_SWEEP] = row["sweep"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -158,13 +158,16 @@ class HeuristicWeights:
     ``defaults``: the game's own weights (``hold``, ``card`` and its scoring cards and suit), users override any;
     ``meanings``: what each of them means in this game (``scopasim policies``); ``card_points(weights, rules,
     card)``: points a card is worth to the side that takes it; ``suit_weight(weights, rules)``: points per card
-    of the suit whose count scores (0 when no suit count scores under ``rules``).
+    of the suit whose count scores (0 when no suit count scores under ``rules``); ``searchers``: the game's own
+    defaults of the searching policies' parameters (policy name -> {key: value}, e.g. mc's rollout), measured in
+    that game, over the defaults every game shares (``simcore.policies``).
     """
 
     defaults: Mapping[str, float]
     meanings: Mapping[str, str]
     card_points: Callable[[Mapping[str, float], Mapping[str, Any], int], float]
     suit_weight: Callable[[Mapping[str, float], Mapping[str, Any]], float]
+    searchers: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
