@@ -173,3 +173,18 @@ def test_search_beats_greedy_on_the_same_deals():
     second = api.play_chunk(RunConfig.create("scopa", policies=["greedy", "search"], games=80, seed=8), games)
     wins = int((first.winner == 0).sum() + (second.winner == 1).sum())
     assert wins > 0.58 * 160, wins
+
+
+def test_a_game_records_its_own_search_defaults():
+    """Foracio's module sets search's depth and worlds (``HeuristicWeights.searchers``); the label is relative to
+    the game's defaults, and ``scopasim policies`` shows them."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    assert parse_policy("search", "foracio").params["depth"] == 1
+    assert parse_policy("search", "scopa").params["depth"] == 3
+    assert parse_policy("search:depth=1,worlds=16", "foracio").label == "search"
+    assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
+    shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
+    assert "worlds=16, depth=1, rollout=0" in shown
