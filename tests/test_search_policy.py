@@ -188,3 +188,28 @@ def test_a_game_records_its_own_search_defaults():
     assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
     shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
     assert "worlds=16, depth=1, rollout=0" in shown
+
+
+def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):
+    """simulate, then ``scopasim trace --run``: the traced games end with the run's totals, and the reference
+    engine replays every move of them (legal, scored the same; its replay checks Scopa)."""
+    import json
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from cli.app import app
+    from simcore.reference.replay import replay_trace
+
+    config = RunConfig.create("scopa", policies=["search:worlds=2", "greedy"], games=6, seed=12)
+    api.simulate(config, tmp_path / "run", threads=2)
+    result = CliRunner().invoke(
+        app, ["trace", "--run", str(tmp_path / "run"), "--game", "0-5", "--out", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 0, result.output
+    games = pd.read_parquet(tmp_path / "run" / "games").set_index("game")
+    for line in (tmp_path / "t").read_text().splitlines():
+        trace = json.loads(line)
+        assert trace["policies"] == ["search:worlds=2", "greedy"]
+        assert trace["events"][-1]["totals"] == [games.loc[trace["game"], f"total_{s}"] for s in range(2)]
+        replay_trace(trace)
