@@ -276,8 +276,9 @@ class Game:
         from simcore.kernels.game import VIEW_N_MOVES
         from simcore.kernels.workspace import FAULT, FAULT_USER_MOVE, RNG, SUBSTREAM
         from simcore.policies import parse_policy, policy_arrays
-        from simcore.policies.kernels import POLICY_MC, choose
+        from simcore.policies.kernels import POLICY_MC, POLICY_SEARCH, choose
         from simcore.policies.montecarlo import choose_mc
+        from simcore.policies.search import choose_search
         from simcore.policies.usercall import FAULT_VALUE
 
         self._need_decision()
@@ -290,9 +291,10 @@ class Game:
             ids, params = policy_arrays([choice] * len(self._ids), c.rules)
         saved = s.ps[RNG : SUBSTREAM + 4].copy()
         n_moves = int(s.ps[VIEW_N_MOVES])
-        if ids[seat] == POLICY_MC:
+        if ids[seat] in (POLICY_MC, POLICY_SEARCH):
             features = engine.run_features(self.rules, self._stops)
-            index = int(choose_mc(self.rules, s, params, seat, self._out.events, *features))
+            by_state = choose_mc if ids[seat] == POLICY_MC else choose_search
+            index = int(by_state(self.rules, s, params, seat, self._out.events, *features))
         else:
             index = int(choose(s.ps, ids[seat], params, n_moves, seat))
         fault = int(s.ps[FAULT])

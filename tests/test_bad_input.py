@@ -72,7 +72,7 @@ SIMULATE = {
     "mc rollout 2 reads no epsilon": (["--policy", "mc:rollout=2,epsilon=0.2"], "epsilon is read only with rollout=1"),
     "mc rollout 2 reads no risk": (["--policy", "mc:rollout=2,risk=2"], "risk is read only with rollout=3"),
     "napola weight without napola": (["--policy", "points:napola=0.5"], "napola is read only with --rule napola=true"),
-    "parameter of no policy": (["--policy", "points:depth=3"], "unknown parameter 'depth'"),
+    "parameter of no policy": (["--policy", "points:width=3"], "unknown parameter 'width'"),
     # malformed policy texts
     "policy repeated key": (["--policy", "points:card=1,card=2"], "parameter 'card' given twice"),
     "policy empty entry": (["--policy", "points:card=1,,sweep=2"], "empty parameter"),

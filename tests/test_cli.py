@@ -136,7 +136,7 @@ BAD_INPUTS = [
     (["simulate", "--players", "5"], "rule players: 5 is not allowed"),
     (["simulate", "--players", "3", "--policy", "greedy", "--policy", "random"], "2 policies given for 3 players"),
     (["simulate", "--policy", "genius"], "unknown policy 'genius'"),
-    (["simulate", "--policy", "greedy:depth=3"], "unknown parameter 'depth'"),
+    (["simulate", "--policy", "greedy:width=3"], "unknown parameter 'width'"),
     (["simulate", "--games", "0"], "games must be a positive integer"),
     (["simulate", "--games", "-5"], "games must be a positive integer"),
     (["simulate", "--games", "many"], "Invalid value for '--games'"),

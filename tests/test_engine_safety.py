@@ -79,8 +79,10 @@ def direct(config: RunConfig, games: np.ndarray):
         ("skopa", ["mc:samples=2,rollout=2", "random", "mc:samples=2,rollout=3"], 30),
         ("scopone", ["lookahead", "mc:samples=2", "defensive", "points"], 20),
         ("escoba", ["defensive", "mc:samples=2", "random", "lookahead"], 40),
+        ("scopa", ["search:worlds=2", "greedy", "search:worlds=1,depth=3"], 30),
+        ("kaszino", ["greedy", "search:worlds=2"], 20),
     ],
-    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopone-mc", "escoba-mc"],
+    ids=["scopa", "foracio", "kaszino-mc", "skopa-mc", "scopone-mc", "escoba-mc", "scopa-search", "kaszino-search"],
 )
 def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policies, games):
     config = config_of(variant, policies, games)

@@ -207,9 +207,10 @@ def test_point_policies_cannot_see_hidden_cards(variant, policy):
         assert len(decisions) == 1
 
 
+@pytest.mark.parametrize("policy", ["mc:samples=4", "search:worlds=3,depth=2"])
 @pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone", "escoba"])
-def test_mc_cannot_see_hidden_cards(variant):
-    """The Monte Carlo seat's move and random stream do not change when the hidden cards are redrawn.
+def test_mc_cannot_see_hidden_cards(variant, policy):
+    """The Monte Carlo (or search) seat's move and random stream do not change when the hidden cards are redrawn.
 
     A deal is stopped at the Monte Carlo seat's decision (``DEAL_NEED``); the other hands and the stock are then
     permuted among themselves (the cards that seat has not seen, in the same hand sizes) before it decides.
@@ -222,6 +223,7 @@ def test_mc_cannot_see_hidden_cards(variant):
         DS_POS,
     )
     from simcore.policies.montecarlo import choose_mc
+    from simcore.policies.search import choose_search
     from simcore.variants import get_variant
 
     spec = get_variant(variant)
@@ -235,7 +237,7 @@ def test_mc_cannot_see_hidden_cards(variant):
         dealer = game % players
         mc_seat = (dealer + 1) % players
         policies = ["greedy"] * players
-        policies[mc_seat] = "mc:samples=4"
+        policies[mc_seat] = policy if variant != "foracio" else policy.replace("depth=2", "depth=1")
         ids, params = policy_arrays([parse_policy(p, variant) for p in policies], resolved)
         s.gs[DEAL_RNG] = stream_state(9, game, 0)
         for seat in range(players):
@@ -261,6 +263,7 @@ def test_mc_cannot_see_hidden_cards(variant):
                 s.gs[HANDS + seat] = mask_of(hidden[k : k + size])
                 k += size
             s.gs[DECK + pos : DECK + n] = hidden[k:]
-            choice = choose_mc(rules, s, params, mc_seat, events, *features)
+            by_state = choose_mc if policy.startswith("mc") else choose_search
+            choice = by_state(rules, s, params, mc_seat, events, *features)
             decisions.add((int(choice), int(s.ps[RNG + 1 + mc_seat])))
         assert len(decisions) == 1

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from cli import render
-from simcore.policies import POLICIES, ROLLOUTS, PolicySpec, parameter_meaning
+from simcore.policies import POLICIES, PolicySpec, own_defaults, parameter_meaning
 from simcore.variants import get_variant
 
 
@@ -19,15 +19,17 @@ def _values(params: dict[str, float]) -> str:
 
 
 def parameter_text(policy: PolicySpec, variant: str) -> str:
-    """The parameters a policy reads in a game, with their defaults; mc's depend on its rollout."""
-    if policy.name != "mc":
+    """The parameters a policy reads in a game, with their defaults; mc's and search's depend on their rollout."""
+    if not policy.rollouts:
         return _values(policy.params(variant))
     base = policy.params(variant)
     parts = [_values(base)]
-    for rollout in ROLLOUTS:
-        if rollout != 1:
-            more = {k: v for k, v in policy.params(variant, rollout).items() if k not in ("samples", "rollout")}
-            parts.append(f"with rollout={rollout} instead of epsilon: {_values(more)}")
+    default = int(own_defaults(policy.policy_id, variant)["rollout"])
+    instead = ", ".join(k for k in base if k not in (*policy.reads, "rollout")) or "nothing"
+    for rollout in policy.rollouts:
+        if rollout != default:
+            more = {k: v for k, v in policy.params(variant, rollout).items() if k not in (*policy.reads, "rollout")}
+            parts.append(f"with rollout={rollout} instead of {instead}: {_values(more)}")
     return "; ".join(parts)
 
 
@@ -79,7 +81,7 @@ def policies(
         for key in policy.all_params(spec.name):
             user = policy.name
             if key not in base:
-                rollouts = [str(r) for r in ROLLOUTS if key in policy.params(spec.name, r)]
+                rollouts = [str(r) for r in policy.rollouts if key in policy.params(spec.name, r)]
                 user += f" (rollout={' or '.join(rollouts)})"
             users.setdefault((key, parameter_meaning(policy.name, spec.name, key)), []).append(user)
     render.print_table(console, table)

@@ -63,7 +63,7 @@ from simcore.kernels.workspace import (
     seat_space,
 )
 from simcore.policies.heuristics import P_EPSILON
-from simcore.policies.kernels import POLICY_MC, choose, choose_quick
+from simcore.policies.kernels import choose, choose_quick, needs_state
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import bounded, draw_bounded
 from simcore.variants.base import (
@@ -346,7 +346,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
-                if policy == POLICY_MC:
+                if needs_state(policy):
                     status = DEAL_NEED
                     break
                 if full is not None:
@@ -458,7 +458,7 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                 mode = MOVES_TRAIL if double and step == 0 else MOVES_EXCHANGE
                 open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
                 n_moves = prepare(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, rs, mode, open_hand)
-                if policy_ids[p] == POLICY_MC:
+                if needs_state(policy_ids[p]):
                     status = DEAL_NEED
                     break
                 if full is not None:

@@ -19,7 +19,9 @@ import numpy as np
 from simcore.errors import ConfigError, shown
 from simcore.policies import weights
 from simcore.policies.heuristics import (
+    MAX_DEPTH,
     MAX_PARAMS,
+    P_DEPTH,
     P_EPSILON,
     P_HOLD,
     P_PER_CARD,
@@ -28,6 +30,7 @@ from simcore.policies.heuristics import (
     P_SAMPLES,
     P_SUIT,
     P_SWEEP,
+    P_WORLDS,
 )
 from simcore.policies.kernels import (
     POLICY_DEFENSIVE,
@@ -38,6 +41,7 @@ from simcore.policies.kernels import (
     POLICY_POINTS,
     POLICY_RANDOM,
     POLICY_RANDOM_CARD,
+    POLICY_SEARCH,
     POLICY_TARTALUCA,
     POLICY_USER,
 )
@@ -50,8 +54,11 @@ MAX_WEIGHT = 1e6  # larger weights overflow the kernels' sums to inf, and inf - 
 ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 # Rollout policy -> what the mc seat's rollouts read besides samples and rollout (montecarlo.choose_mc copies the
 # seat's row to every rollout seat: epsilon-greedy reads P_EPSILON, points and defensive their own groups).
-ROLLOUT_READS = {1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
+# search reads the same, and has rollout 0 too: no rollout, the leaves valued by their piles (search.piles_margin).
+ROLLOUT_READS = {0: (WEIGHTS, "sweep"), 1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
+SEARCH_ROLLOUTS = {0: "none (the piles valued by the game's weights)", **ROLLOUTS}
 MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "rollout": 0.0, "epsilon": 0.1}
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {(game, key): (key, True) for game in ("scopa", "scopone") for key in ("napola", "re_bello")}
 
@@ -72,28 +79,47 @@ class PolicySpec:
     games: tuple[str, ...] = ()  # the games it plays; () = every game
     file: str = ""  # a built-in written against the public API: its module in this package (``simcore.userpolicy``)
 
+    @property
+    def rollouts(self) -> dict[int, str]:
+        """The rollout policies it accepts (mc, search), else none."""
+        return {POLICY_MC: ROLLOUTS, POLICY_SEARCH: SEARCH_ROLLOUTS}.get(self.policy_id, {})
+
     def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
-        """The parameters this policy reads in ``variant`` (mc: with ``rollout``, default 1), with defaults."""
-        groups = self.reads
-        if self.policy_id == POLICY_MC:
-            groups = ("samples", "rollout", *ROLLOUT_READS[int(rollout or MC_DEFAULTS["rollout"])])
-        common = weights.defaults(variant) | MC_DEFAULTS if self.policy_id == POLICY_MC else weights.defaults(variant)
+        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs), with
+        defaults."""
+        groups, chosen = self.reads, -1
+        if self.rollouts:
+            chosen = int(own_defaults(self.policy_id, variant)["rollout"] if rollout is None else rollout)
+            groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
+        common = weights.defaults(variant) | own_defaults(self.policy_id, variant)
         out: dict[str, float] = {}
         for group in groups:
             if group == WEIGHTS:
                 out |= weights.game_weights(variant)
             else:
                 out[group] = common[group]
+        if chosen == 0:
+            out.pop("hold", None)  # the piles' value (rollout 0) reads no trail term
         return out
 
     def all_params(self, variant: str) -> dict[str, float]:
-        """Every parameter this policy can read in ``variant`` (mc: under one rollout or another)."""
-        if self.policy_id != POLICY_MC:
+        """Every parameter this policy can read in ``variant`` (mc, search: under one rollout or another)."""
+        if not self.rollouts:
             return self.params(variant)
         out: dict[str, float] = {}
-        for rollout in ROLLOUTS:
+        for rollout in self.rollouts:
             out |= self.params(variant, rollout)
         return out
+
+
+def own_defaults(policy_id: int, variant: str) -> dict[str, float]:
+    """The defaults of the parameters a policy has besides the game's point weights (mc, search): the shared
+    ones, then the game's own (``HeuristicWeights.searchers``, in the game's module)."""
+    shared = {POLICY_MC: MC_DEFAULTS, POLICY_SEARCH: SEARCH_DEFAULTS}.get(policy_id)
+    if shared is None:
+        return {}
+    name = "mc" if policy_id == POLICY_MC else "search"
+    return {**shared, **weights.searcher_defaults(variant, name)}
 
 
 POLICIES: dict[str, PolicySpec] = {
@@ -129,6 +155,15 @@ POLICIES: dict[str, PolicySpec] = {
             "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
             "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
             "the points or defensive parameters)",
+            ("samples",),
+        ),
+        PolicySpec(
+            "search",
+            POLICY_SEARCH,
+            "determinized search (PIMC): sample the unseen cards, follow each move with alpha-beta over the next "
+            "depth decisions of the deal, value the leaves by a rollout (as mc's) or, rollout=0, by the piles' "
+            "points; keep the best mean margin",
+            ("worlds", "depth"),
         ),
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
         PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
@@ -148,12 +183,20 @@ MC_MEANINGS = {
     "epsilon": "chance of a random move in a greedy rollout (rollout=1)",
     "rollout": "the rollouts' policy: 1 greedy with epsilon, 2 points, 3 defensive",
 }
+SEARCH_MEANINGS = {
+    "worlds": "determinizations of the hidden cards per decision (the search's budget)",
+    "depth": f"decisions searched by alpha-beta after each move before the leaf's value (0 to {MAX_DEPTH})",
+    "epsilon": "chance of a random move in a greedy rollout at the leaves (rollout=1)",
+    "rollout": "the leaves' value: 0 the piles' points, else a rollout by 1 greedy with epsilon, 2 points, 3 defensive",
+}
 
 
 def parameter_meaning(policy: str, variant: str, key: str) -> str:
     """One line on what parameter ``key`` of ``policy`` does in ``variant``."""
     if policy == "mc" and key in MC_MEANINGS:
         return MC_MEANINGS[key]
+    if policy == "search" and key in SEARCH_MEANINGS:
+        return SEARCH_MEANINGS[key]
     return weights.meaning(variant, key)
 
 
@@ -194,12 +237,15 @@ def _number(name: str, key: str, value: str) -> float:
 
 
 def _check_range(name: str, key: str, number: float, text: str) -> None:
-    if key in ("samples", "rollout", "epsilon"):
-        if key == "samples" and not (1 <= number <= 200 and number == int(number)):
-            raise ConfigError(f"policy {name}: samples must be a whole number from 1 to 200, got {shown(text)}")
-        if key == "rollout" and number not in ROLLOUTS:
+    if key in ("samples", "rollout", "epsilon", "worlds", "depth"):
+        if key in ("samples", "worlds") and not (1 <= number <= 200 and number == int(number)):
+            raise ConfigError(f"policy {name}: {key} must be a whole number from 1 to 200, got {shown(text)}")
+        if key == "depth" and not (0 <= number <= MAX_DEPTH and number == int(number)):
+            raise ConfigError(f"policy {name}: depth must be a whole number from 0 to {MAX_DEPTH}, got {shown(text)}")
+        if key == "rollout" and number not in POLICIES[name].rollouts:
+            zero = "0 (none), " if 0 in POLICIES[name].rollouts else ""
             raise ConfigError(
-                f"policy {name}: rollout must be 1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
+                f"policy {name}: rollout must be {zero}1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
             )
         if key == "epsilon" and not 0 <= number <= 1:
             raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {shown(text)}")
@@ -307,8 +353,8 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> 
     """Why ``key`` is refused: unknown to the policy, or read only under another rollout (mc)."""
     known = spec.all_params(variant)
     if key in known:
-        read_by = [r for r in ROLLOUTS if key in spec.params(variant, r)]
-        now = int(rollout or MC_DEFAULTS["rollout"])
+        read_by = [r for r in spec.rollouts if key in spec.params(variant, r)]
+        now = int(own_defaults(spec.policy_id, variant)["rollout"] if rollout is None else rollout)
         wanted = " or ".join(str(r) for r in read_by)
         return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
     names = ", ".join(known) or "none"
@@ -334,7 +380,7 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
             continue
         if not c.spec.reads and c.spec.policy_id != POLICY_MC:
             continue
-        row = weights.defaults(c.variant) | (MC_DEFAULTS if c.spec.policy_id == POLICY_MC else {}) | c.params
+        row = weights.defaults(c.variant) | own_defaults(c.spec.policy_id, c.variant) | c.params
         row = weights.under_rules(c.variant, row, rules)
         params[seat, :52] = weights.card_points(c.variant, row, rules)
         params[seat, P_PER_CARD] = row["card"]
@@ -345,5 +391,10 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         params[seat, P_HOLD] = row["hold"]
         if c.spec.policy_id == POLICY_MC:
             params[seat, P_EPSILON] = row["epsilon"]
+            params[seat, P_ROLLOUT] = row["rollout"]
+        if c.spec.policy_id == POLICY_SEARCH:
+            params[seat, P_EPSILON] = row["epsilon"]
+            params[seat, P_WORLDS] = row["worlds"]
+            params[seat, P_DEPTH] = row["depth"]
             params[seat, P_ROLLOUT] = row["rollout"]
     return ids, params

@@ -13,6 +13,8 @@ seat's row of float parameters, laid out as:
     params[57]     Monte Carlo rollouts: chance of a random move instead of the greedy one
     params[58]     Monte Carlo rollouts: their policy (1 greedy with epsilon, 2 points, 3 defensive)
     params[59]     points per unit of capture value a card is worth in hand (``hold``: what a trail gives up)
+    params[60]     search: determinized worlds per decision (``simcore.policies.search``)
+    params[61]     search: decisions searched by alpha-beta after each move
 
 Majorities are valued at the margin: once a side holds enough cards (or cards of the counted suit) to settle that
 category (``Rules.cards_target``, ``count_suit_target``), more of them are worth nothing to anybody.
@@ -82,6 +84,9 @@ P_SUIT = 56
 P_EPSILON = 57  # Monte Carlo: chance that a rollout move is random rather than greedy
 P_ROLLOUT = 58  # Monte Carlo: the rollouts' policy (1 greedy with epsilon, 2 points, 3 defensive)
 P_HOLD = 59  # points per unit of capture value of a card kept in hand
+P_WORLDS = 60  # search: determinizations per decision
+P_DEPTH = 61  # search: decisions searched after the seat's move before a rollout
+MAX_DEPTH = 6  # search: the deepest tree it accepts
 ACES = 0xF
 
 # view slots (simcore.kernels.game VIEW_*)

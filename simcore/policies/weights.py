@@ -76,6 +76,11 @@ def under_rules(variant: str, weights: Mapping[str, float], rules: Mapping[str, 
     return dict(weights) if scale is None else dict(scale(weights, rules))
 
 
+def searcher_defaults(variant: str, policy: str) -> dict[str, float]:
+    """The game's own defaults for a searching policy (mc, search), from its module; {} for none."""
+    return dict(_weights(variant).searchers.get(policy, {}))
+
+
 def suit_weight(variant: str, weights: Mapping[str, float], rules: Mapping[str, Any]) -> float:
     """Points per card of the suit whose count scores (valued by the kernels only while still open)."""
     return float(_weights(variant).suit_weight(weights, rules))

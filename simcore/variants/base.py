@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -191,7 +191,9 @@ class HeuristicWeights:
     card)``: points a card is worth to the side that takes it; ``suit_weight(weights, rules)``: points per card
     of the suit whose count scores (0 when no suit count scores under ``rules``); ``under_rules(weights,
     rules)``: the weights a rule set makes of the given ones (a game whose rule keys set its points scales its
-    weights with them; None: the weights as given), applied before the two others.
+    weights with them; None: the weights as given), applied before the two others; ``searchers``: the game's own
+    defaults of the searching policies' parameters (policy name -> {key: value}, e.g. mc's rollout), measured in
+    that game, over the defaults every game shares (``simcore.policies``).
     """
 
     defaults: Mapping[str, float]
@@ -199,6 +201,7 @@ class HeuristicWeights:
     card_points: Callable[[Mapping[str, float], Mapping[str, Any], int], float]
     suit_weight: Callable[[Mapping[str, float], Mapping[str, Any]], float]
     under_rules: Callable[[Mapping[str, float], Mapping[str, Any]], Mapping[str, float]] | None = None
+    searchers: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,227 @@
+"""``search``: determinized search with a real tree (PIMC with depth-limited alpha-beta) inside Numba.
+
+Why a tree on top of ``mc``: flat Monte Carlo assumes every later move is the rollout policy's, so it never sees
+that the opponent will answer a move with the sweep it leaves open. Here, for each of ``worlds`` determinizations
+(``montecarlo.determinize``: the cards the seat has not seen redrawn from its own stream, exactly as ``mc``), each
+legal move is followed by a perfect-information alpha-beta search of the next ``depth`` decisions of the deal
+(the seat's side maximizes its deal margin, every other side minimizes it: "paranoid" minimax, which is plain
+minimax with two sides). A position where the deal ends inside the tree is valued exactly (its deal points); one
+at the depth limit is valued, with ``rollout=0`` (the default), by the margin of the piles so far at the game's
+point weights (``piles_margin``), or by one rollout to the end of the deal with mc's rollout policies (1 greedy
+with ``epsilon``, 2 points, 3 defensive). Measured in 2-player Scopa, the piles beat the rollouts: a rollout's
+noise (one random future per leaf) outweighs what it sees beyond the tree. Rollout leaves of a world replay the
+same random numbers (substream ``1 + 4 * n + k`` of the seat's stream for rollout seat ``k`` of its ``n``-th
+world, as ``mc``), so moves are compared on common random numbers. A move's value is its mean over the worlds;
+the best mean is played.
+
+The tree is walked with the game's own deal loop: run with every seat stopping (``POLICY_MC`` ids), ``run_deal``
+plays the forced move and stops at the next decision with its legal moves listed, so the search is right for
+every game and turn structure (Kaszinó's exchanges and double moves included) without a second move generator.
+A decision with a single legal move is played through without counting as a level of the tree.
+
+Parameters live in the seat's row at ``P_WORLDS`` and ``P_DEPTH`` (the layout is in ``simcore.policies.heuristics``;
+``epsilon`` shares ``P_EPSILON`` with mc). The chunk's stop flag is checked between worlds, as ``mc`` checks it
+between samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore._jit import kernel
+from simcore.kernels.bits import list_cards, popcount, suit_mask
+from simcore.kernels.control import CONTROL_STOP, atomic_load
+from simcore.kernels.deal import DEAL_NEED, VIEW_N_MOVES, VIEW_SEAT, run_deal
+from simcore.kernels.workspace import (
+    FAULT,
+    FAULT_POLICY,
+    GAME_STATE_SIZE,
+    MOVES,
+    PILES,
+    RNG,
+    SAME_SUIT,
+    STREAM_KEY,
+    SUBSTREAM,
+    SWEEP_PTS,
+    VIEW,
+    sample_base,
+)
+from simcore.policies.heuristics import (
+    MAX_DEPTH,
+    MAX_PARAMS,
+    P_DEPTH,
+    P_PER_CARD,
+    P_ROLLOUT,
+    P_SUIT,
+    P_SWEEP,
+    P_WORLDS,
+    points_of,
+)
+from simcore.policies.kernels import POLICY_MC, choose, choose_greedy
+from simcore.policies.montecarlo import V_SEEN, deal_margin, determinize, rollout_policy
+from simcore.rng import split_stream
+
+__all__ = ["MAX_DEPTH", "P_DEPTH", "P_WORLDS", "choose_search"]
+
+INF = 1e18
+
+
+@kernel
+def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, exchange, full):
+    """Copy ``src`` (a state stopped at a decision) to ``dst``, play ``(play, take)`` and run on to the next
+    decision with more than one legal move (its moves listed in ``rps``) or to the end; returns the status."""
+    for k in range(GAME_STATE_SIZE):
+        dst[k] = src[k]
+    rps[MOVES] = play
+    rps[MOVES + 1] = take
+    status, _ = run_deal(rules, stops, params, dst, rps, events, -1, 0, 0, one_card, exchange, full)
+    while status == DEAL_NEED and rps[VIEW + VIEW_N_MOVES] == 1 and rps[FAULT] == 0:
+        status, _ = run_deal(rules, stops, params, dst, rps, events, -1, 0, 0, one_card, exchange, full)
+    return status
+
+
+@kernel
+def piles_margin(rules, params, seat, state, side):
+    """The side's margin in the piles so far, valued by the seat's point weights (``rollout=0``): the cards'
+    points, the cards and counted-suit majorities per card, and the sweep and same-suit points at ``sweep``."""
+    mine = 0.0
+    best_other = -INF
+    for other in range(rules.n_sides):
+        pile = state[PILES + other]
+        value = points_of(params, seat, pile) + params[seat, P_PER_CARD] * popcount(pile)
+        if rules.count_suit >= 0:
+            value += params[seat, P_SUIT] * popcount(pile & suit_mask(rules.count_suit))
+        value += params[seat, P_SWEEP] * (state[SWEEP_PTS + other] + state[SAME_SUIT + other])
+        if other == side:
+            mine = value
+        else:
+            best_other = max(best_other, value)
+    return mine - best_other
+
+
+@kernel
+def leaf_value(rules, s, params, seat, state, rps, events, side, key, first_substream, one_card, exchange, full):
+    """The value of a decision ``state`` at the depth limit (its moves listed in ``rps``): with a rollout policy,
+    the side's deal margin after a rollout on the world's rollout streams; without (``rollout=0``), the piles'."""
+    if s.rollout_ids[0] < 0:
+        return piles_margin(rules, params, seat, state, side)
+    for k in range(rules.players):
+        rps[RNG + 1 + k] = split_stream(key, first_substream + k)
+    mover = rps[VIEW + VIEW_SEAT]
+    i = choose(rps, s.rollout_ids[0], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
+    status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, state, rps, events, -1, 0, i, one_card, exchange, full)
+    return deal_margin(rules, state, s.points, s.work, side, status, rps)
+
+
+@kernel
+def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, play, take, depth, side, key, sub,
+               events, one_card, exchange, full):  # fmt: skip
+    """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
+    decisions (``stack``: a state per level; ``moves``, ``meta`` = [count, next, maximizing], ``bounds`` =
+    [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends."""
+    rps = s.rollout_ps
+    status = advance(rules, stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
+    if status != DEAL_NEED:
+        return deal_margin(rules, stack[0], s.points, s.work, side, status, rps)
+    if depth == 0:
+        return leaf_value(rules, s, params, seat, stack[0], rps, events, side, key, sub, one_card, exchange, full)
+    level = 0
+    open_node(rules, rps, moves, meta, bounds, 0, side, -INF, INF)
+    while True:
+        if meta[level, 1] < meta[level, 0] and bounds[level, 0] < bounds[level, 1]:
+            i = meta[level, 1]
+            meta[level, 1] += 1
+            p, t = moves[level, 2 * i], moves[level, 2 * i + 1]
+            child = stack[level + 1]
+            status = advance(rules, stops, params, stack[level], child, rps, events, p, t, one_card, exchange, full)
+            if rps[FAULT] != 0:
+                return 0.0
+            if status != DEAL_NEED:
+                value = deal_margin(rules, child, s.points, s.work, side, status, rps)
+            elif level + 1 == depth:
+                value = leaf_value(rules, s, params, seat, child, rps, events, side, key, sub, one_card, exchange, full)
+            else:
+                level += 1
+                open_node(rules, rps, moves, meta, bounds, level, side, bounds[level - 1, 0], bounds[level - 1, 1])
+                continue
+        else:
+            value = bounds[level, 2]
+            if level == 0:
+                return value
+            level -= 1
+        if meta[level, 2] != 0:
+            bounds[level, 2] = max(bounds[level, 2], value)
+            bounds[level, 0] = max(bounds[level, 0], value)
+        else:
+            bounds[level, 2] = min(bounds[level, 2], value)
+            bounds[level, 1] = min(bounds[level, 1], value)
+
+
+@kernel
+def open_node(rules, rps, moves, meta, bounds, level, side, alpha, beta):
+    """Start the tree node at ``level`` from the decision listed in ``rps``: its moves, greedy's choice first."""
+    n = rps[VIEW + VIEW_N_MOVES]
+    first = choose_greedy(rps, n)  # a strong move first makes the cut-offs come early
+    moves[level, 0], moves[level, 1] = rps[MOVES + 2 * first], rps[MOVES + 2 * first + 1]
+    k = 1
+    for m in range(n):
+        if m != first:
+            moves[level, 2 * k], moves[level, 2 * k + 1] = rps[MOVES + 2 * m], rps[MOVES + 2 * m + 1]
+            k += 1
+    maximizing = rules.side_of[rps[VIEW + VIEW_SEAT]] == side
+    meta[level, 0], meta[level, 1], meta[level, 2] = n, 0, maximizing
+    bounds[level, 0], bounds[level, 1] = alpha, beta
+    bounds[level, 2] = -INF if maximizing else INF
+
+
+@kernel
+def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, full=True):
+    """Index of the legal move (prepared in the decision space) with the best mean search value over the worlds.
+
+    A fault of the tree or the rollouts (a full move buffer, an unknown variant) is raised in ``ps[FAULT]``."""
+    gs, ps = s.gs, s.ps
+    sample, rps = s.sample, s.rollout_ps
+    n_moves = ps[VIEW + VIEW_N_MOVES]
+    if n_moves <= 1:
+        return 0
+    n_unseen = list_cards(ps, sample_base(ps), rules.pack & ~ps[VIEW + V_SEEN])
+    depth = min(int(params[seat, P_DEPTH]), MAX_DEPTH)
+    rollout = int(params[seat, P_ROLLOUT])
+    rollout_id = rollout_policy(rollout)
+    if rollout_id < 0 and rollout != 0:
+        ps[FAULT] = FAULT_POLICY
+        return 0
+    rps[FAULT] = 0
+    for k in range(4):  # every seat of a rollout plays the rollout policy with the searching seat's parameters
+        s.rollout_ids[k] = rollout_id
+        for j in range(MAX_PARAMS):
+            s.rollout_params[k, j] = params[seat, j]
+    stops = np.full(4, POLICY_MC, np.int64)  # the deal loop stops at every decision of the tree
+    stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
+    moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
+    meta = np.empty((MAX_DEPTH, 3), np.int64)
+    bounds = np.empty((MAX_DEPTH, 3), np.float64)
+    values = s.values
+    for m in range(n_moves):
+        values[m] = 0.0
+    side = rules.side_of[seat]
+    key = ps[STREAM_KEY + seat]
+    for _ in range(int(params[seat, P_WORLDS])):
+        if atomic_load(s.control, CONTROL_STOP) != 0:
+            return 0
+        if not determinize(rules, gs, ps, sample, seat, n_unseen):
+            return choose_greedy(ps, n_moves)
+        sub = 1 + 4 * ps[SUBSTREAM + seat]
+        ps[SUBSTREAM + seat] += 1
+        for m in range(n_moves):
+            play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
+            values[m] += move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, sample, play, take,
+                                    depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
+            if rps[FAULT] != 0:
+                ps[FAULT] = rps[FAULT]
+                return 0
+    best = 0
+    for m in range(1, n_moves):
+        if values[m] > values[best]:
+            best = m
+    return best

@@ -1,0 +1,215 @@
+"""The ``search`` policy (simcore.policies.search): exact in a perfect-information endgame (checked against a
+minimax written here on the reference engine's moves and scoring), its parameters, and whole games of every game
+and player count with its faults checked. Its honesty and its reproducibility across threads are tested with
+mc's (tests/test_policies.py, tests/test_engine_safety.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from simcore import api
+from simcore.cards import cards_of
+from simcore.config import RunConfig
+from simcore.engine import run_features
+from simcore.errors import ConfigError
+from simcore.kernels.deal import DEAL_NEED, VIEW_N_MOVES, begin_deal, run_deal
+from simcore.kernels.game import fill_rule_info, new_scratch
+from simcore.kernels.workspace import DEAL_RNG, DS_LAST, DS_N, DS_POS, DS_TABLE, HANDS, MOVES, PILES, RNG, SWEEPS
+from simcore.policies import parse_policy, policy_arrays
+from simcore.policies.kernels import choose_greedy
+from simcore.policies.search import choose_search
+from simcore.reference import scopa as ref
+from simcore.rng import stream_state
+from simcore.variants.scopa import SPEC
+
+
+def minimax(rules, hands, table, piles, sweeps, last, mover, me):
+    """Exact value for side ``me`` of a 2-player Scopa deal with the stock empty: every hand is known."""
+    if not hands[0] and not hands[1]:
+        piles = [set(p) for p in piles]
+        if table and last is not None:
+            piles[last] |= table
+        points = ref.score_deal(rules, piles, sweeps)
+        return ref.deal_total(points[me]) - ref.deal_total(points[1 - me])
+    values = []
+    for card, take in ref.legal_moves(rules, hands[mover], table):
+        taken = set(cards_of(take))
+        new_hands = [set(h) for h in hands]
+        new_hands[mover].discard(card)
+        new_table, new_piles, new_sweeps, new_last = set(table), [set(p) for p in piles], list(sweeps), last
+        if taken:
+            new_table -= taken
+            new_piles[mover] |= taken | {card}
+            new_last = mover
+            last_play = not new_hands[0] and not new_hands[1]
+            if not new_table and (rules["last_play_scopa"] or not last_play):
+                new_sweeps[mover] += 1
+        else:
+            new_table.add(card)
+        values.append(minimax(rules, new_hands, new_table, new_piles, new_sweeps, new_last, 1 - mover, me))
+    return max(values) if mover == me else min(values)
+
+
+def last_round_positions(count: int):
+    """Decisions of seat 0 in 2-player Scopa deals played by greedy up to the last round (stock empty, three cards
+    in each hand), stopped there for a search seat: (scratch, params, features, rules, resolved)."""
+    resolved = SPEC.resolve({})
+    rules = SPEC.compile(resolved)
+    ids, params = policy_arrays([parse_policy("search:worlds=2,depth=6"), parse_policy("greedy")], resolved)
+    features = run_features(rules, ids)
+    events = np.zeros((1, 1, 7), np.int64)
+    for game in itertools.count():
+        s = new_scratch(rules)
+        s.gs[DEAL_RNG] = stream_state(3, game, 0)
+        for seat in range(2):
+            s.ps[RNG + 1 + seat] = stream_state(3, game, 1 + seat)
+        fill_rule_info(s.ps, rules)
+        fill_rule_info(s.rollout_ps, rules)
+        begin_deal(rules, s.gs, 0, 1, events, -1, 0)  # seat 0 leads
+        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+        while status == DEAL_NEED and s.gs[DS_POS] < s.gs[DS_N]:
+            forced = choose_greedy(s.ps, s.ps[VIEW_N_MOVES])
+            status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, forced, *features)
+        if status == DEAL_NEED and bin(int(s.gs[HANDS])).count("1") == 3:
+            yield s, params, features, rules, resolved
+            count -= 1
+            if count == 0:
+                return
+
+
+def test_search_plays_a_minimax_move_when_every_card_is_known():
+    """In the last round of 2-player Scopa the unseen cards are the other hand, so a search deeper than the deal
+    is exact: its move must have the minimax value of the best move (ties may differ)."""
+    events = np.zeros((1, 1, 7), np.int64)
+    checked = 0
+    for s, params, features, rules, resolved in last_round_positions(12):
+        gs, ps = s.gs, s.ps
+        hands = [set(cards_of(int(gs[HANDS]))), set(cards_of(int(gs[HANDS + 1])))]
+        table = set(cards_of(int(gs[DS_TABLE])))
+        piles = [set(cards_of(int(gs[PILES]))), set(cards_of(int(gs[PILES + 1])))]
+        sweeps = [int(gs[SWEEPS]), int(gs[SWEEPS + 1])]
+        last = None if gs[DS_LAST] < 0 else int(gs[DS_LAST])
+        n = int(ps[VIEW_N_MOVES])
+        moves = [(int(ps[MOVES + 2 * m]), int(ps[MOVES + 2 * m + 1])) for m in range(n)]
+        values = []
+        for play, take in moves:
+            card = cards_of(play)[0]
+            after = [hands[0] - {card}, set(hands[1])]
+            taken = set(cards_of(take))
+            t, p, sw, la = set(table), [set(x) for x in piles], list(sweeps), last
+            if taken:
+                t -= taken
+                p[0] |= taken | {card}
+                la = 0
+                sw[0] += 0 if t else 1
+            else:
+                t.add(card)
+            values.append(minimax(resolved, after, t, p, sw, la, 1, 0))
+        choice = int(choose_search(rules, s, params, 0, events, *features))
+        assert values[choice] == max(values), (moves, values, choice)
+        checked += len(set(values)) > 1
+    assert checked >= 3  # positions where the choice mattered
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("search:worlds=0", "worlds must be a whole number from 1 to 200"),
+        ("search:worlds=2.5", "worlds must be a whole number"),
+        ("search:depth=7", "depth must be a whole number from 0 to 6"),
+        ("search:depth=-1", "depth must be a whole number"),
+        ("search:epsilon=2", "epsilon must be between 0 and 1"),
+        ("search:samples=3", "does not read samples"),
+        ("search:rollout=4", "rollout must be 0 \\(none\\), 1"),
+        ("search:epsilon=0.2", "epsilon is read only with rollout=1"),
+        ("search:rollout=1,settebello=2", "settebello is read only with rollout=0 or 2 or 3"),
+    ],
+)
+def test_search_parameters_are_checked(text, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_policy(text)
+
+
+def test_search_parameters_reach_the_kernel_row():
+    from simcore.policies.heuristics import P_EPSILON, P_ROLLOUT
+    from simcore.policies.search import P_DEPTH, P_WORLDS
+
+    choice = parse_policy("search:worlds=5,depth=2,rollout=1,epsilon=0.25")
+    assert choice.label == "search:worlds=5,depth=2,rollout=1,epsilon=0.25"
+    assert parse_policy("search").label == "search"
+    _, params = policy_arrays([choice, parse_policy("greedy")], SPEC.resolve({}))
+    assert (params[0, P_WORLDS], params[0, P_DEPTH], params[0, P_ROLLOUT], params[0, P_EPSILON]) == (5, 2, 1, 0.25)
+
+
+@pytest.mark.parametrize(
+    "variant,players,policies",
+    [
+        ("scopa", 2, ["search:worlds=3", "mc:samples=3"]),
+        ("scopa", 3, ["search:worlds=2", "greedy", "random"]),
+        ("scopa", 4, ["search:worlds=2", "greedy", "search:worlds=2,depth=1", "random"]),
+        ("kaszino", 2, ["search:worlds=3", "greedy"]),
+        ("foracio", 4, ["search:worlds=1,depth=1", "greedy", "search:worlds=1,depth=0", "greedy"]),
+        ("skopa", 2, ["search:worlds=3,depth=3", "greedy"]),
+        ("skopa", 3, ["search:worlds=2", "greedy", "greedy"]),
+    ],
+)
+def test_search_plays_whole_games_of_every_game(variant, players, policies):
+    """Whole games end with a winner and no fault, and replay identically (its own random stream)."""
+    config = RunConfig.create(variant, policies=policies, rules={"players": players}, games=6, seed=4)
+    out = api.play_chunk(config, np.arange(6))
+    assert not out.overflow.any() and (out.winner >= 0).all()
+    again = api.play_chunk(config, np.arange(6))
+    assert (again.n_plays == out.n_plays).all() and (again.totals == out.totals).all()
+
+
+def test_search_beats_greedy_on_the_same_deals():
+    """Duplicate games (same seeds, seats swapped) against greedy in 2-player Scopa: search wins most of them.
+    Deterministic (fixed seeds); 80 pairs, where search wins about 70% (a real defect would bring it near 50%)."""
+    games = np.arange(80)
+    first = api.play_chunk(RunConfig.create("scopa", policies=["search", "greedy"], games=80, seed=8), games)
+    second = api.play_chunk(RunConfig.create("scopa", policies=["greedy", "search"], games=80, seed=8), games)
+    wins = int((first.winner == 0).sum() + (second.winner == 1).sum())
+    assert wins > 0.58 * 160, wins
+
+
+def test_a_game_records_its_own_search_defaults():
+    """Foracio's module sets search's depth and worlds (``HeuristicWeights.searchers``); the label is relative to
+    the game's defaults, and ``scopasim policies`` shows them."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    assert parse_policy("search", "foracio").params["depth"] == 1
+    assert parse_policy("search", "scopa").params["depth"] == 3
+    assert parse_policy("search:depth=1,worlds=16", "foracio").label == "search"
+    assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
+    shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
+    assert "worlds=16, depth=1, rollout=0" in shown
+
+
+def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):
+    """simulate, then ``scopasim trace --run``: the traced games end with the run's totals, and the reference
+    engine replays every move of them (legal, scored the same; its replay checks Scopa)."""
+    import json
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from cli.app import app
+    from simcore.reference.replay import replay_trace
+
+    config = RunConfig.create("scopa", policies=["search:worlds=2", "greedy"], games=6, seed=12)
+    api.simulate(config, tmp_path / "run", threads=2)
+    result = CliRunner().invoke(
+        app, ["trace", "--run", str(tmp_path / "run"), "--game", "0-5", "--out", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 0, result.output
+    games = pd.read_parquet(tmp_path / "run" / "games").set_index("game")
+    for line in (tmp_path / "t").read_text().splitlines():
+        trace = json.loads(line)
+        assert trace["policies"] == ["search:worlds=2", "greedy"]
+        assert trace["events"][-1]["totals"] == [games.loc[trace["game"], f"total_{s}"] for s in range(2)]
+        replay_trace(trace)
