@@ -27,7 +27,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
-from simcore.kernels.scoring import kaszino_sure_points
+from simcore.kernels.scoring import foracio_pile_points, kaszino_sure_points
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
@@ -52,6 +52,8 @@ from simcore.kernels.workspace import (
     PILES,
     RI_PLAYERS,
     SAME_SUIT,
+    SWEEP_COUNT,
+    SWEEP_ORDER,
     SWEEP_PTS,
     SWEEPS,
     TOTALS,
@@ -63,7 +65,13 @@ from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_MC, choose, choose_quick
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import draw_bounded
-from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.variants.base import (
+    ACE_SWEEP_SCORES,
+    OUT_SECURED,
+    SAME_SUIT_DOUBLES_SCOPA,
+    TURNS_EXCHANGE,
+    TURNS_ONE_CARD,
+)
 
 # Event rows: [type, a, b, c, d, mask1, mask2]
 EV_DEAL = 0  # a = deal index, b = dealer
@@ -219,6 +227,7 @@ def clear_deal(gs):
         gs[SWEEP_PTS + side] = 0
         gs[SAME_SUIT + side] = 0
     gs[DS_OUT_SIDE] = -1
+    gs[SWEEP_ORDER], gs[SWEEP_COUNT] = 0, 0
 
 
 @inline_kernel
@@ -256,7 +265,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     rs = move_rules(rules)
     value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
-    mid_deal_out, target = rules.mid_deal_out, rules.target
+    mid_deal_out, target, countout = rules.mid_deal_out, rules.target, rules.countout
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
@@ -309,12 +318,13 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         kind = KIND_CAPTURE
         points = 0
         sweep = False
-        if ace_sweeps != 0 and play & ACES:
-            if take == play:
-                kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
-        else:
+        ace = ace_sweeps != 0 and play & ACES
+        if ace and take == play:
+            kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
+        elif not ace or ace_sweeps == ACE_SWEEP_SCORES:  # Foracio's ace scores no sweep (unless ace_sweep_is_scopa)
             c = lowest(play)
-            if same_suit_bonus != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+            bonus = 0
+            if same_suit_bonus != 0 and not ace and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
                 bonus = card_value(c, value_by_rank)  # F7: a same-suit sum capture scores at once
                 gs[SAME_SUIT + side] += bonus
                 points += bonus
@@ -322,13 +332,23 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 sweep = True
                 gs[SWEEPS + side] += 1
                 swept = sweep_points if sweep_mode == 0 else card_value(c, rules.sweep_value_by_rank)
+                if bonus != 0 and same_suit_bonus == SAME_SUIT_DOUBLES_SCOPA:
+                    swept *= 2  # F8 same_suit_scopa_total="3v": the scopa doubled, plus the bonus
                 gs[SWEEP_PTS + side] += swept
                 points += swept
+                if countout != 0:  # the order of the sweeps, for the count-out of a tie (S12)
+                    gs[SWEEP_ORDER] |= side << (2 * gs[SWEEP_COUNT])
+                    gs[SWEEP_COUNT] += 1
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
-        secured = mid_deal_out != 0 and points > 0  # the totals are read only after a scoring capture
-        if secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target:
+        if mid_deal_out == OUT_SECURED:  # F13 "auto_on_secured_points": the pile's points are secured too
+            banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
+            secured = banked + foracio_pile_points(rules, gs[PILES + side]) >= target
+        else:  # the totals are read only after a scoring capture
+            secured = mid_deal_out != 0 and points > 0
+            secured = secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target
+        if secured:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
             gs[DS_OUT_SIDE] = side

@@ -39,6 +39,7 @@ def move_rules(rules):
         rules.ace_on_empty,
         rules.max_sum,
         rules.max_hand_cards,
+        rules.court_takes_all,
     )
 
 
@@ -83,13 +84,13 @@ def append_card_moves(ps, c, table, rs, k, n):
     capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are
     its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
     """
-    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _ = rs
+    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty, _, _, court_all = rs
     if ace_sweeps != 0 and (1 << c) & ACES:
         return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)
-        return append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
-    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n)
+        return append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, court_all)
+    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, court_all)
     if m == n and forced == FORCED_CARD:
         m = put_move(ps, n, 1 << c, 0)
     return m
@@ -112,7 +113,7 @@ def exchange_moves(ps, hand, table, rs, trail_only):
     Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
     so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
     """
-    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards = rs
+    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards, _ = rs
     if trail_only:
         return append_trails(ps, hand, 0)
     k = table_subset_sums(ps, table & sum_mask, value_by_rank)

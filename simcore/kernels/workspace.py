@@ -19,8 +19,9 @@ Game state ``gs`` (int64 slots)::
     SAME_SUIT [4]    Foracio same-suit capture points of each side this deal
     DEAL_RNG  [1]    state of the deal stream
     DECK      [52]   the shuffled pack
-    DS_*      [16]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
+    DS_*      [14]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
                      stop for a Monte Carlo decision and resume, and a rollout can continue a sampled copy
+    SWEEP_ORDER, SWEEP_COUNT [2]  the order of the deal's sweeps by side (Scopa's count-out)
 
 Decision space ``ps`` (int64 slots)::
 
@@ -31,7 +32,7 @@ Decision space ``ps`` (int64 slots)::
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     RI_*    [20]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
-    TCARDS  [16]     compressed table cards for the subset sums
+    TCARDS  [16]     compressed table cards for the subset sums (at most 10); RI_COURT_ALL in its last slot
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
     --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
@@ -68,6 +69,8 @@ DS_MOVER = 90  # Kaszinó: seat in the middle of a turn when the deal stopped
 DS_STEP = 91  # Kaszinó: step of that turn (0, or 1 in a double move)
 DS_DOUBLE = 92  # Kaszinó: 1 if that turn is a double move
 DS_OUT_SIDE = 93  # side that won mid-deal, or -1
+SWEEP_ORDER = 94  # Scopa count-out: side of the deal's k-th counted sweep in bits 2k, 2k+1 (at most 18 sweeps)
+SWEEP_COUNT = 95  # Scopa count-out: counted sweeps of the deal so far
 GAME_STATE_SIZE = 96
 
 # decision space
@@ -99,6 +102,9 @@ RI_COUNT_SUIT = 114
 RI_COUNT_SUIT_TARGET = 115
 TCARDS = 116
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
+# Rules for the policies' look-ahead that the user policies' rules slice (``WEIGHT .. TCARDS``) does not show: the
+# last slots of TCARDS, which the subset sums never reach (they write at most SMALL_TABLE of its 16 slots).
+RI_COURT_ALL = TCARDS + 15  # Rules.court_takes_all
 SUMS = 132
 MOVES = SUMS + (1 << SMALL_TABLE)
 MAX_SAMPLES = 256

@@ -66,8 +66,8 @@ R_SWEEP_MODE = _ws.RI_SWEEP_MODE - _ws.WEIGHT  # 0: a sweep scores R_SWEEP_POINT
 R_SWEEP_POINTS = _ws.RI_SWEEP_POINTS - _ws.WEIGHT
 R_SWEEP_VALUE_BY_RANK = _ws.RI_SWEEP_VALUE_BY_RANK - _ws.WEIGHT
 R_LAST_SWEEP = _ws.RI_LAST_SWEEP - _ws.WEIGHT  # 1: a sweep with the deal's last card counts
-R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # 1: aces take the whole table, with no sweep (Foracio)
-R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its card's value at once
+R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # aces take the whole table (Foracio): 1 with no sweep, 2 a scopa
+R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its value at once; 2: its scopa x2
 R_FORCED = _ws.RI_FORCED - _ws.WEIGHT
 R_ACE_ON_EMPTY = _ws.RI_ACE_ON_EMPTY - _ws.WEIGHT
 R_MAX_SUM = _ws.RI_MAX_SUM - _ws.WEIGHT
@@ -141,17 +141,19 @@ def secured_points(view, rules, play, take):
     """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
     not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
     points. Card points (primiera, settebello, majorities) are scored only at the end of the deal."""
-    if take == 0 or (rules[R_ACE_SWEEPS] != 0 and play & ACES):
+    ace = rules[R_ACE_SWEEPS] != 0 and play & ACES
+    if take == 0 or (ace and (rules[R_ACE_SWEEPS] != 2 or take == play)):
         return 0
     c = lowest(play)
     points = 0
-    if rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+    if not ace and rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
         points += _card_value(c, rules[R_VALUE_BY_RANK])
     if (view[TABLE] & ~take) == 0 and (view[LAST] == 0 or rules[R_LAST_SWEEP] != 0):
+        times = 2 if points != 0 and rules[R_SAME_SUIT] == 2 else 1  # same_suit_scopa_total="3v"
         if rules[R_SWEEP_MODE] == 0:
-            points += rules[R_SWEEP_POINTS]
+            points += rules[R_SWEEP_POINTS] * times
         else:
-            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK])
+            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK]) * times
     return points
 
 

@@ -46,6 +46,7 @@ from simcore.kernels.workspace import (
     RI_CARDS_TARGET,
     RI_COUNT_SUIT,
     RI_COUNT_SUIT_TARGET,
+    RI_COURT_ALL,
     RI_FORCED,
     RI_LAST_SWEEP,
     RI_MAX_HAND,
@@ -66,7 +67,7 @@ from simcore.kernels.workspace import (
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.variants.base import ACE_SWEEP_SCORES, SAME_SUIT_DOUBLES_SCOPA, TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -133,14 +134,17 @@ def move_points(ps, params, seat, play, take, table, last):
         capture_power = params[seat, P_HOLD] * card_value(lowest(play), ps[RI_VALUE_BY_RANK])
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
-    if ps[RI_ACE_SWEEPS] != 0 and play & ACES:
-        return gained  # Foracio's ace: no sweep, no same-suit points
     c = lowest(play)
-    bonus = 0
-    if ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
-        bonus += card_value(c, ps[RI_VALUE_BY_RANK])
+    ace = ps[RI_ACE_SWEEPS] != 0 and play & ACES
+    if ace and (ps[RI_ACE_SWEEPS] != ACE_SWEEP_SCORES or take == play):
+        return gained  # Foracio's ace: no sweep (unless ace_sweep_is_scopa; never a keep), no same-suit points
+    same_suit = 0
+    if not ace and ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+        same_suit = card_value(c, ps[RI_VALUE_BY_RANK])
+    bonus = same_suit
     if (table & ~take) == 0 and (not last or ps[RI_LAST_SWEEP] != 0):
-        bonus += sweep_points(ps, c)
+        double = same_suit != 0 and ps[RI_SAME_SUIT] == SAME_SUIT_DOUBLES_SCOPA  # same_suit_scopa_total="3v"
+        bonus += sweep_points(ps, c) * (2 if double else 1)
     return gained + params[seat, P_SWEEP] * bonus
 
 
@@ -151,6 +155,8 @@ def can_take(ps, card, target):
         return True
     rank_nibble = 15 << ((card >> 2) << 2)
     if (ps[RI_RANK_ONLY] >> card) & 1:
+        if ps[RI_COURT_ALL] != 0:  # court_takes="all_same_rank": all the table's cards of its rank
+            return target != 0 and (target & ~rank_nibble) == 0
         return popcount(target) == 1 and (target & rank_nibble) != 0
     sum_mask, value_by_rank = ps[RI_SUM_MASK], ps[RI_VALUE_BY_RANK]
     if (target & ~sum_mask) != 0 or ((sum_mask >> card) & 1) == 0:
@@ -192,7 +198,7 @@ def table_risk(ps, params, seat, table_after):
         rest ^= 1 << u
         if can_take(ps, u, table_after):
             sweepers += 1
-            if not (ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES):
+            if not (ps[RI_ACE_SWEEPS] != 0 and ps[RI_ACE_SWEEPS] != ACE_SWEEP_SCORES and (1 << u) & ACES):
                 sweep_value += sweep_points(ps, u)
     risk = 0.0
     if sweepers > 0:
@@ -253,6 +259,7 @@ def reply_rules(ps):
         ps[RI_ACE_ON_EMPTY],
         ps[RI_MAX_SUM],
         ps[RI_MAX_HAND],
+        ps[RI_COURT_ALL],
     )
 
 

@@ -14,7 +14,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
-Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1); Foracio's aces
+Larger tables, courts that take all their rank (``court_takes="all_same_rank"``) and every other policy take the
+ordinary path (``quick_choice`` returns play -1); Foracio's aces
 have moves of their own (``ace_moves``), which random decodes and greedy scores as ``choose_greedy`` does.
 """
 
@@ -331,7 +332,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
-    if popcount(table & rs[2]) > QUICK_TABLE:
+    if popcount(table & rs[2]) > QUICK_TABLE or rs[9] != 0:  # rs[9]: court_takes="all_same_rank", not counted here
         return -1, 0
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move

@@ -29,6 +29,16 @@ FORCED_NAMES = {"none": FORCED_NONE, "card": FORCED_CARD, "player": FORCED_PLAYE
 # Rules.ace_on_empty (Foracio)
 ACE_CHOICE, ACE_KEEP, ACE_STAY = 0, 1, 2
 
+# Rules.ace_sweeps (Foracio): an ace takes the whole table, never a sweep; or its sweep counts as a scopa
+ACE_TAKES_ALL, ACE_SWEEP_SCORES = 1, 2
+
+# Rules.mid_deal_out: off, on the points scored at once (Foracio's scope and same-suit points), or on every point
+# secured so far (Foracio: also the fixed elements and napoletane already in the pile)
+OUT_OFF, OUT_IMMEDIATE, OUT_SECURED = 0, 1, 2
+
+# Rules.same_suit_bonus (Foracio): off, on, or on with a sweep by a same-suit capture scoring its scopa twice
+SAME_SUIT_SCORES, SAME_SUIT_DOUBLES_SCOPA = 1, 2
+
 MAX_PLAYERS = 4
 MAX_CATEGORIES = 16
 _ZEROS = np.zeros(52, dtype=np.int64)
@@ -63,12 +73,13 @@ class Rules(NamedTuple):
     primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
     napola: int = 0  # Scopa: 0/1
     primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
-    ace_sweeps: int = 0  # Foracio: an ace takes the whole table and never scores a sweep
+    ace_sweeps: int = 0  # Foracio: an ace takes the whole table; 1: never a sweep, 2: its sweep counts (ACE_*)
     ace_on_empty: int = ACE_CHOICE  # Foracio: ACE_*
-    same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once
+    same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once; 2: and
+    # a sweep made by it scores its scopa twice (same_suit_scopa_total="3v")
     spade_majority: int = 0  # Foracio: the "spade" element is 7+ spades instead of the 7 of spades
     all_five_bonus: int = 6  # Foracio: points for winning all five fixed elements
-    mid_deal_out: int = 0  # a side whose banked + secured points reach the target wins at once
+    mid_deal_out: int = 0  # a side whose banked + secured points reach the target wins at once (OUT_*)
     last_capture_breaks_tie: int = 0  # Foracio: both sides past the target after a deal: last capturer wins
     clubs_tie_each: int = 0  # Skopa, 3 players: sides tied for most clubs score 1 each
     max_sum: int = 0  # Kaszino: largest value total of an exchange (0 = no cap)
@@ -77,6 +88,10 @@ class Rules(NamedTuple):
     opening_tabla_points: int = 1  # Kaszino: tabla with the deal's first move taking the initial table
     last_round_open: int = 0  # Kaszino: both hands public in the deal's last round
     leader_last_capturer: int = 0  # Kaszino: the last capturer leads after the draw (else the non-dealer)
+    dealer_step: int = 1  # seats the deal passes on after each deal (1: to the next seat, 0: the dealer stays)
+    court_takes_all: int = 0  # 0/1: a rank-only card takes every table card of its rank in one move
+    small_card: int = 4  # Skopa: the card of the "two_clubs" category (the 2 of clubs, or the ace of spades)
+    countout: int = 0  # Scopa: a tie at the top past the target is settled by Parlett's count-out
     # For heuristics: a side holding ``cards_target`` cards has settled the cards category; ``count_suit`` (or
     # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards.
     cards_target: int = 99

@@ -12,6 +12,12 @@ Deliberate choices where RULES.md leaves room:
 * ``primiera="suits"`` (literal reading): a side wins the point when, in every suit, its best card outranks
   every other side's best card in that suit (7 > 6 > A > 5 > 4 > 3 > 2 > J = Q = K; a missing suit is lowest).
 * Napola: A-2-3 of coins scores 3, plus 1 for each further consecutive coin (4, 5, 6, 7, J, Q, K): at most 10.
+* ``direction`` (S3) is recorded and nothing else: seat s+1 plays after seat s in either direction (A.2), so
+  ``cw`` only says that seat s+1 sits on seat s's left. It is a key so that a run states which game it models.
+* ``tie_break="parlett_countout"`` (S12, PARLETT): a tie at the top, at or past the target, is settled by
+  counting the last deal again from the totals before it, category by category (napola after primiera) and then
+  the scope one at a time in the order they were made; the first tied side to reach the target wins. Tied sides
+  that were already at the target before that deal (a tie carried over) reach it together: another deal.
 """
 
 from __future__ import annotations
@@ -78,6 +84,22 @@ KEYS = (
         choices=("table", "suits"),
     ),
     RuleKey("napola", False, "A-2-3 of coins scores 3, +1 per further consecutive coin (Italian extra)"),
+    RuleKey(
+        "direction",
+        "ccw",
+        "ccw: counter-clockwise, the dealer's right leads; cw: the dealer's left leads (S3). Changes nothing in "
+        "play, scoring or traces: seats are numbered in playing order (A.2), so the two are the same game; the "
+        "value is only recorded",
+        choices=("ccw", "cw"),
+    ),
+    RuleKey(
+        "tie_break",
+        "play_on",
+        "a tie at the top at or past the target after a deal: play_on (another deal), or parlett_countout (count "
+        "that deal's points again from the totals before it, cards, coins, settebello, primiera, napola, then the "
+        "scope in the order made: the first of the tied sides to reach the target wins) (S12)",
+        choices=("play_on", "parlett_countout"),
+    ),
 )
 
 
@@ -129,6 +151,7 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
         cards_target=21,
         count_suit=1,
         count_suit_target=6,
+        countout=int(r["tie_break"] == "parlett_countout"),
     )
 
 
