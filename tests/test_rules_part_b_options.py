@@ -143,7 +143,7 @@ def test_f13_declare_auto_on_secured_points():
         rf.apply_play(rules, state, 0, (bit("5h"), bit("5d")))
         assert rf.wins_mid_deal(rules, [69, 40], state, 0) is wins
         assert not rf.wins_mid_deal(rules, [68, 40], state, 0)
-    points = rf.interrupted_deal_points(rules, state)
+    points = rf.interrupted_deal_points(state, rules)
     assert (points[0]["spade"], points[0]["two_spades"], rf.deal_total(points[0])) == (1, 1, 2)
     assert rf.pile_points(rules, pile("Ac 2c 3c 4c 7s")) == 4 + 1  # a napoletana so far is secured too
 

@@ -409,10 +409,10 @@ def score_deal(
     return points
 
 
-def interrupted_deal_points(rules: Mapping[str, Any], state: DealState) -> list[dict[str, int]]:
+def interrupted_deal_points(state: DealState, rules: Mapping[str, Any] | None = None) -> list[dict[str, int]]:
     """F13 mid-deal win: the interrupted deal scores only its immediate points (scopa, same_suit); with
     ``declare="auto_on_secured_points"`` every point its piles hold (no residue: the deal did not end)."""
-    if rules["declare"] == "auto_on_secured_points":
+    if rules is not None and rules["declare"] == "auto_on_secured_points":
         return score_deal(rules, state.piles, state.scopa, state.same_suit)
     return [
         {c: state.scopa[side] if c == "scopa" else state.same_suit[side] if c == "same_suit" else 0 for c in CATEGORIES}
@@ -518,7 +518,7 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
         state = new_deal(deal, dealer_of(frozen_rules, first_dealer, deal), deal_stream, events)
         if play_deal(frozen_rules, state, totals, choose, events):
             mover = events[-1]["seat"]
-            points = interrupted_deal_points(frozen_rules, state)
+            points = interrupted_deal_points(state, frozen_rules)
             totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
             events.append(ev.out_event(mover))
             events.append(ev.score_event(deal, points, totals))
@@ -604,7 +604,7 @@ class _Checker(TraceReader):
         mover = self.events[self.pos - 1]["seat"]
         index, event = self.take("out")
         self.same(index, "the out's seat", self.field(index, event, "seat"), mover)
-        points = interrupted_deal_points(self.rules, state)
+        points = interrupted_deal_points(state, self.rules)
         totals = [t + deal_total(p) for t, p in zip(banked, points, strict=True)]
         self.read_score(deal, points, totals, CATEGORIES)
         self.read_end(side_of(mover), totals)
