@@ -271,7 +271,8 @@ class GameInfo:
     immediate: tuple[str, ...]  # categories scored at once by ``play`` events (their ``points``)
     mid_deal_out: bool  # a side can win in the middle of a deal (an ``out`` event)
     # When several sides reach the target at the end of a deal: "top" = the unique top total wins (a tie at the
-    # top plays another deal); "last_capture" = the side that made the deal's last capture wins.
+    # top plays another deal); "last_capture" = the side that made the deal's last capture wins; "countout" = as
+    # "top", but a tie at the top is settled by counting the deal out (Scopa's tie_break), or plays on.
     past_target: str
     max_deals: int | None = None  # most deals of one game; None = no bound (ties at the top play on)
 

@@ -194,7 +194,8 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         max_deal_total=sum(points.values()),
         immediate=("scopa",),
         mid_deal_out=False,  # S12: the game is decided only after a deal
-        past_target="top",  # S12: the highest total at or above the target wins; a tie at the top plays on
+        # S12: the highest total at or above the target wins; a tie at the top plays on, or is counted out
+        past_target="countout" if r["tie_break"] == "parlett_countout" else "top",
     )
 
 
