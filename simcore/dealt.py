@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.deal import EV_WIDTH, deal_hands, start_deal
+from simcore.kernels.deal import EV_WIDTH, deal_hands, dealer_of, start_deal
 from simcore.kernels.workspace import DEAL_RNG, GAME_STATE_SIZE, HANDS
 from simcore.rng import DEAL_STREAM, bounded, stream_state
 from simcore.variants.base import Rules
@@ -56,7 +56,7 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
         fd = bounded(gs, DEAL_RNG, players)
         first_dealer[g] = fd
         for d in range(n_deals[g]):
-            deal_dealer = (fd + d) % players
+            deal_dealer = dealer_of(rules, fd, d)
             tab, pos, n, _, _ = start_deal(rules, gs, d, deal_dealer, events, -1, 0)
             dealer[row] = deal_dealer
             table[row] = tab

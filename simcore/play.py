@@ -114,12 +114,12 @@ class Game:
         self._start_deal()
 
     def _start_deal(self) -> None:
-        from simcore.kernels.game import begin_deal
+        from simcore.kernels.game import begin_deal, dealer_of
 
         if self._deals == DEAL_SLOTS:
             raise ConfigError(f"game {self.index}: longer than {DEAL_SLOTS} deals, which a Game does not hold")
-        gs, players = self._s.gs, self.rules.players
-        self._dealer = (self._first_dealer + self._deals * self.rules.dealer_step) % players
+        gs = self._s.gs
+        self._dealer = int(dealer_of(self.rules, self._first_dealer, self._deals))
         redeals, self._ne = begin_deal(self.rules, gs, self._deals, self._dealer, self._out.events, 0, self._ne)
         self._redeals += int(redeals)
         self._run(-1)

@@ -152,6 +152,14 @@ def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     return pos, ne
 
 
+@kernel
+def dealer_of(rules, first_dealer, deal_idx):
+    """The dealer of deal ``deal_idx``: the first dealer's seat moved on ``Rules.dealer_step`` seats a deal (1: the
+    next seat, A.2; 0: Foracio's ``dealer_rotation="fixed"``). The one place the game loop, ``simcore.play`` and
+    ``simcore.dealt`` take it from."""
+    return (first_dealer + deal_idx * rules.dealer_step) % rules.players
+
+
 @inline_kernel
 def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""

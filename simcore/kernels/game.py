@@ -37,6 +37,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     VIEW_SEAT,
     begin_deal,
     clear_deal,
+    dealer_of,
     decide,
     emit,
     prepare,
@@ -258,7 +259,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
         if deals == out.deal_dealer.shape[1]:
             out.overflow[slot] = 1
             break
-        dealer = (first_dealer + deals * rules.dealer_step) % players
+        dealer = dealer_of(rules, first_dealer, deals)
         p, r, ne, out_side, last_capturer = play_deal(
             deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne, one_card, exchange, full
         )
