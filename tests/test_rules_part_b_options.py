@@ -276,3 +276,29 @@ def test_unknown_values_of_the_new_keys_are_errors():
             spec.resolve({key: "sideways"})
     with pytest.raises(ConfigError):
         FORACIO.resolve({"table_ace_in_sums": "maybe"})
+
+
+@pytest.mark.parametrize(
+    ("spec", "options"),
+    [
+        (FORACIO, {"table_ace_in_sums": True}),
+        (FORACIO, {"table_ace_in_sums": True, "forced_capture": "none", "court_takes": "all_same_rank"}),
+        (SKOPA, {"court_takes": "all_same_rank", "forced_capture": "none"}),
+    ],
+)
+def test_declared_move_bounds_hold_under_the_options(spec, options):
+    """The largest tables there are (the whole rest of the pack): the legal moves of a full hand stay within
+    ``game_info``'s ``max_moves``, and that within the kernels' move buffer; table aces in sums raise the bound."""
+    import random
+
+    resolved = spec.resolve(options)
+    info, compiled = spec.game_info(resolved), spec.compile(resolved)
+    assert compiled.max_moves >= info.max_moves
+    rng = random.Random(11)
+    pack = cards_of(compiled.pack)
+    for _ in range(3):
+        hand = sum(1 << c for c in rng.sample(pack, info.max_hand))
+        count = len(engine.legal_moves(compiled, hand, compiled.pack & ~hand))
+        assert 0 < count <= info.max_moves
+    if spec is FORACIO:
+        assert info.max_moves > FORACIO.game_info(FORACIO.resolve()).max_moves
