@@ -14,8 +14,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
-Larger tables, courts that take all their rank (``court_takes="all_same_rank"``) and every other policy take the
-ordinary path (``quick_choice`` returns play -1); Foracio's aces
+Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1); courts that take
+all their rank (``court_takes="all_same_rank"``) have one capture each; Foracio's aces
 have moves of their own (``ace_moves``), which random decodes and greedy scores as ``choose_greedy`` does.
 """
 
@@ -79,11 +79,11 @@ def lane(lo, hi, v):
 
 
 @inline_kernel
-def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi):
+def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi):
     """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists)."""
     same_rank = table & (15 << ((c >> 2) << 2))
     if (rank_only >> c) & 1:
-        return popcount(same_rank)
+        return min(popcount(same_rank), 1) if court_all != 0 else popcount(same_rank)
     v = card_value(c, value_by_rank)
     if v == 0 or ((sum_mask >> c) & 1) == 0:
         return 0
@@ -143,9 +143,11 @@ def next_sum(i, total, values, before):
 
 
 @inline_kernel
-def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx):
+def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
+    if (rank_only >> c) & 1 and court_all != 0:
+        return singles  # court_takes="all_same_rank": its one capture takes them all
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
     v = card_value(c, value_by_rank)
@@ -200,7 +202,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, court_all = rs[6], rs[9]
     total = 0
     rest = hand
     while rest != 0:
@@ -209,7 +211,9 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if (aces >> c) & 1:
             total += ace_moves(table, forced, ace_on_empty)
         else:
-            total += moves_of(capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi), forced)
+            total += moves_of(
+                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi), forced
+            )
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
@@ -223,7 +227,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if ace:
             n = ace_moves(table, forced, ace_on_empty)
         else:
-            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi)
             n = moves_of(cap, forced)
         if idx < n:
             break
@@ -236,7 +240,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         idx -= 1
     elif cap == 0:
         return 1 << c, 0
-    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx)
+    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx)
 
 
 @inline_kernel
@@ -244,7 +248,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty = rs[6]
+    ace_on_empty, court_all = rs[6], rs[9]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     values, before, have_values = 0, 0, False
@@ -268,7 +272,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
                     best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
             continue
-        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi)
+        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi)
         captures += cap
         trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
         if trail and -wc > best:
@@ -276,6 +280,11 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         if cap == 0:
             continue
         singles = singles_of(c, table, priority, sum_mask, rank_only)
+        if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
+            score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
+            if score > best:
+                best_play, best_take, best = play, singles, score
+            continue
         if singles != 0 or (rank_only >> c) & 1:
             while singles != 0:
                 t = singles & -singles
@@ -332,7 +341,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
-    if popcount(table & rs[2]) > QUICK_TABLE or rs[9] != 0:  # rs[9]: court_takes="all_same_rank", not counted here
+    if popcount(table & rs[2]) > QUICK_TABLE:
         return -1, 0
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
