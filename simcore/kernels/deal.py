@@ -250,6 +250,18 @@ def begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     return redeals, ne
 
 
+@inline_kernel
+def credit_sweep(gs, side, swept, countout):
+    """Count a sweep worth ``swept`` points for ``side``; with ``countout`` (Scopa's tie-break, S12) also record
+    its side in the order of the deal's sweeps. Returns ``swept``."""
+    gs[SWEEPS + side] += 1
+    gs[SWEEP_PTS + side] += swept
+    if countout != 0:
+        gs[SWEEP_ORDER] |= side << (2 * gs[SWEEP_COUNT])
+        gs[SWEEP_COUNT] += 1
+    return swept
+
+
 @kernel(nrt=False)
 def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     """The cards left on the table go to the last capturer's side (none if nobody captured)."""
@@ -326,27 +338,24 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         kind = KIND_CAPTURE
         points = 0
         sweep = False
-        ace = ace_sweeps != 0 and play & ACES
-        if ace and take == play:
-            kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
-        elif not ace or ace_sweeps == ACE_SWEEP_SCORES:  # Foracio's ace scores no sweep (unless ace_sweep_is_scopa)
+        if ace_sweeps != 0 and play & ACES:
+            if take == play:
+                kind = KIND_KEEP  # Foracio: the ace kept itself on an empty table
+            elif ace_sweeps == ACE_SWEEP_SCORES and table == 0 and (t < total_plays or last_sweep):
+                sweep = True  # ace_sweep_is_scopa: its sweep scores the ace's value, never a same-suit bonus
+                points = credit_sweep(gs, side, card_value(lowest(play), rules.sweep_value_by_rank), countout)
+        else:
             c = lowest(play)
-            bonus = 0
-            if same_suit_bonus != 0 and not ace and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+            if same_suit_bonus != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
                 bonus = card_value(c, value_by_rank)  # F7: a same-suit sum capture scores at once
                 gs[SAME_SUIT + side] += bonus
                 points += bonus
             if table == 0 and (t < total_plays or last_sweep):
                 sweep = True
-                gs[SWEEPS + side] += 1
                 swept = sweep_points if sweep_mode == 0 else card_value(c, rules.sweep_value_by_rank)
-                if bonus != 0 and same_suit_bonus == SAME_SUIT_DOUBLES_SCOPA:
-                    swept *= 2  # F8 same_suit_scopa_total="3v": the scopa doubled, plus the bonus
-                gs[SWEEP_PTS + side] += swept
-                points += swept
-                if countout != 0:  # the order of the sweeps, for the count-out of a tie (S12)
-                    gs[SWEEP_ORDER] |= side << (2 * gs[SWEEP_COUNT])
-                    gs[SWEEP_COUNT] += 1
+                if points != 0 and same_suit_bonus == SAME_SUIT_DOUBLES_SCOPA:
+                    swept *= 2  # F8 same_suit_scopa_total="3v": a same-suit sweep's scopa doubled, plus the bonus
+                points += credit_sweep(gs, side, swept, countout)
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
