@@ -302,3 +302,41 @@ def test_declared_move_bounds_hold_under_the_options(spec, options):
         assert 0 < count <= info.max_moves
     if spec is FORACIO:
         assert info.max_moves > FORACIO.game_info(FORACIO.resolve()).max_moves
+
+
+@pytest.mark.parametrize(
+    "options", [{"ace_sweep_is_scopa": True, "same_suit_scopa_total": "3v"}, {"table_ace_in_sums": True}, {}]
+)
+def test_user_api_secured_points_follow_the_options(options):
+    """``simcore.policies.api.secured_points`` (what a user policy asks) gives every play's points as the engine
+    scored them in Foracio traces under the sweep options."""
+    from simcore._jit import kernel
+    from simcore.kernels.game import fill_rule_info
+    from simcore.kernels.workspace import TCARDS, WEIGHT, decision_space_size
+    from simcore.policies import api as policy_api
+
+    @kernel
+    def points_of(view, rules, play, take):
+        return policy_api.secured_points(view, rules, play, take)
+
+    config = RunConfig.create("foracio", policies=["random"], rules=options, seed=8)
+    compiled = config.compiled_rules()
+    ps = np.zeros(decision_space_size(compiled.max_moves), np.int64)
+    fill_rule_info(ps, compiled)
+    rules = ps[WEIGHT:TCARDS].copy()
+    view = np.zeros(policy_api.VIEW_SIZE, np.int64)
+    checked = 0
+    for trace in api.trace(config, range(30)):
+        table, plays = 0, 0
+        for e in trace["events"]:
+            if e["type"] == "deal":
+                table, plays = 0, 0
+            elif e["type"] == "play":
+                play = cmask(" ".join(e["cards"]))
+                take = play if e["kind"] == "keep" else cmask(" ".join(e["take"]))
+                plays += 1
+                view[policy_api.TABLE], view[policy_api.LAST] = table, plays == 52
+                assert points_of(view, rules, np.int64(play), np.int64(take)) == e["points"], e
+                table = (table | play) if take == 0 else (table & ~take)
+                checked += e["sweep"]
+    assert checked > 30  # the check saw sweeps, not only trails

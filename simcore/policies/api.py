@@ -139,8 +139,9 @@ def weight_of(rules, mask):
 @inline_kernel
 def secured_points(view, rules, play, take):
     """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
-    not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
-    points. Card points (primiera, settebello, majorities) are scored only at the end of the deal."""
+    not with the deal's last card unless the rules say so, with Foracio's ace only under ace_sweep_is_scopa, doubled
+    for a same-suit sweep under same_suit_scopa_total=3v) and Foracio's same-suit points. Card points (primiera,
+    settebello, majorities) are scored only at the end of the deal."""
     ace = rules[R_ACE_SWEEPS] != 0 and play & ACES
     if take == 0 or (ace and (rules[R_ACE_SWEEPS] != 2 or take == play)):
         return 0
