@@ -47,8 +47,9 @@ from analysis.deals import deal_order
 from analysis.load import Run
 from simcore.errors import ConfigError
 
-#: The ``Rules`` fields the deal stream's consumers read (first dealer, shuffle, hands, table, kings redeal).
-DEAL_FIELDS = ("variant", "players", "pack", "hand_size", "table_size", "redeal_kings")
+#: The ``Rules`` fields the deal stream's consumers read (first dealer, shuffle, hands, table, kings redeal, and
+#: the dealer of each later deal: Foracio's ``dealer_rotation``).
+DEAL_FIELDS = ("variant", "players", "pack", "hand_size", "table_size", "redeal_kings", "dealer_step")
 
 #: Per-game quantities compared game by game (the names of ``analysis.balance.SHAPE_METRICS``).
 GAME_METRICS = ("deals per game", "plays per game", "redeals per game", "margin of victory")

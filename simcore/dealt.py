@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.deal import EV_WIDTH, deal_hands, draw_first_dealer, start_deal
+from simcore.kernels.deal import EV_WIDTH, deal_hands, dealer_of, draw_first_dealer, start_deal
 from simcore.kernels.workspace import DEAL_RNG, GAME_STATE_SIZE, HANDS
 from simcore.rng import DEAL_STREAM, stream_state
 from simcore.variants.base import Rules
@@ -56,7 +56,7 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
         fd = draw_first_dealer(gs, players, rules.first_dealer_fixed)
         first_dealer[g] = fd
         for d in range(n_deals[g]):
-            deal_dealer = (fd + d) % players
+            deal_dealer = dealer_of(rules, fd, d)
             tab, pos, n, _, _ = start_deal(rules, gs, d, deal_dealer, events, -1, 0)
             dealer[row] = deal_dealer
             table[row] = tab

@@ -114,12 +114,12 @@ class Game:
         self._start_deal()
 
     def _start_deal(self) -> None:
-        from simcore.kernels.game import begin_deal
+        from simcore.kernels.game import begin_deal, dealer_of
 
         if self._deals == DEAL_SLOTS:
             raise ConfigError(f"game {self.index}: longer than {DEAL_SLOTS} deals, which a Game does not hold")
-        gs, players = self._s.gs, self.rules.players
-        self._dealer = (self._first_dealer + self._deals) % players
+        gs = self._s.gs
+        self._dealer = int(dealer_of(self.rules, self._first_dealer, self._deals))
         redeals, self._ne = begin_deal(self.rules, gs, self._deals, self._dealer, self._out.events, 0, self._ne)
         self._redeals += int(redeals)
         self._run(-1)
@@ -141,8 +141,8 @@ class Game:
 
     def _end_deal(self) -> None:
         from simcore import engine
-        from simcore.kernels.game import EV_END, EV_SCORE, emit, game_winner, record_deal
-        from simcore.kernels.workspace import DS_LAST, DS_OUT_SIDE, DS_T, FAULT, TOTALS
+        from simcore.kernels.game import EV_END, EV_SCORE, deal_winner, emit, record_deal
+        from simcore.kernels.workspace import DS_LAST, DS_OUT_SIDE, DS_T, FAULT, SWEEP_COUNT, SWEEP_ORDER, TOTALS
 
         s, out, rules = self._s, self._out, self.rules
         out_side = int(s.gs[DS_OUT_SIDE])
@@ -159,8 +159,8 @@ class Game:
         else:
             last = int(s.gs[DS_LAST])
             last_side = int(rules.side_of[last]) if last >= 0 else -1
-            winner = int(game_winner(s.gs[TOTALS : TOTALS + 4], rules.n_sides, rules.target,
-                                     rules.last_capture_breaks_tie, last_side))  # fmt: skip
+            winner = int(deal_winner(rules, s.gs[TOTALS : TOTALS + 4], s.points, last_side,
+                                     s.gs[SWEEP_ORDER], s.gs[SWEEP_COUNT]))  # fmt: skip
         if winner < 0:
             self._start_deal()
             return

@@ -43,7 +43,7 @@ from simcore.variants.base import GameInfo, RuleKey
 GAMES = 200  # simulated games per seating
 TRACED = 5  # of which traced and replayed
 SEED = 1111
-DECISIONS = ("top", "last_capture")
+DECISIONS = ("top", "last_capture", "countout")
 
 Moves = Callable[[int, int], set[tuple[int, int]]]  # (hand mask, table mask) -> legal (played mask, taken mask)
 
@@ -285,6 +285,9 @@ class Replay:
         if self.out_side is not None:
             assert winner == self.out_side, "the side that went out did not win"
             check_mid_deal_end(self.info, self.totals, self.target, winner)
+        elif self.info.past_target == "countout" and self.decision is None:  # a tie at the top, counted out
+            top = max(self.totals)
+            assert top >= self.target and winner in [s for s, t in enumerate(self.totals) if t == top]
         else:
             assert winner == self.decision, f"winner {winner}, but the totals {self.totals} give {self.decision}"
 
@@ -326,7 +329,10 @@ def check_rows(config: RunConfig, info: GameInfo, games, deals) -> None:
             continue
         over = [side for side, t in enumerate(totals) if t >= target]
         assert row.winner in over, f"game {row.game}: winner {row.winner} below the target at {totals}"
-        if info.past_target == "top" or len(over) == 1:
+        top = [side for side, t in enumerate(totals) if t == max(totals)]
+        if info.past_target == "countout" and len(top) > 1:  # the count-out names one of the tied sides
+            assert row.winner in top, f"game {row.game}: winner {row.winner} not tied at the top of {totals}"
+        elif info.past_target in ("top", "countout") or len(over) == 1:
             assert decided(info, totals, target, None) == row.winner, f"game {row.game}: {totals}"
 
 

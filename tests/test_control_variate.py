@@ -24,6 +24,7 @@ GAMES = [
     ("kaszino", {"round_leader": "non_dealer"}, None),
     ("kaszino", {}, None),
     ("foracio", {}, None),
+    ("foracio", {"dealer_rotation": "fixed"}, None),
     ("skopa", {}, 3),
     ("escoba", {}, None),
     ("escoba", {}, 4),

@@ -25,6 +25,10 @@ CONFIGS = [
     ({"players": 4, "forced_capture": "none", "redeal_kings": 3, "target": 5}, ["random"] * 4),
     ({"sum_choice": "fewest", "single_card_priority": False, "re_bello": True}, ["greedy", "random"]),
     ({"players": 4, "sum_choice": "fewest", "re_bello": True, "napola": True}, ["random", "greedy"] * 2),
+    # Part B options (S3, S12): a direction that changes nothing, and the count-out of a tie at the top
+    ({"tie_break": "parlett_countout", "direction": "cw"}, ["random", "greedy"]),
+    ({"tie_break": "parlett_countout", "players": 3, "napola": True, "target": 5}, ["random"] * 3),
+    ({"tie_break": "parlett_countout", "players": 4}, ["random", "greedy", "random", "greedy"]),
 ]
 
 

@@ -28,6 +28,9 @@ CONFIGS = {
         ({"players": 4, "sweep_points": 1, "single_card_priority": True}, ["random"] * 4),
         ({"forced_capture": "card", "target": 11}, ["random", "greedy"]),
         ({"forced_capture": "none", "players": 3}, ["random"] * 3),
+        # Part B options (R5, R11)
+        ({"court_takes": "all_same_rank", "bonus_suit": "hearts", "small_card": "As"}, ["greedy", "random"]),
+        ({"players": 4, "court_takes": "all_same_rank", "forced_capture": "none"}, ["random"] * 4),
     ],
     "foracio": [
         ({}, ["greedy"] * 4),
@@ -38,6 +41,24 @@ CONFIGS = {
             ["random"] * 4,
         ),
         ({"forced_capture": "none", "court_scopa_value": "zero", "target": 121}, ["random"] * 4),
+        # Part B options (F1, F2, F4, F5, F8, F13)
+        (
+            {
+                "court_takes": "all_same_rank",
+                "table_ace_in_sums": True,
+                "ace_sweep_is_scopa": True,
+                "same_suit_scopa_total": "3v",
+                "dealer_rotation": "fixed",
+                "court_values": "10/10/10",
+            },
+            ["random"] * 4,
+        ),
+        ({"declare": "auto_on_secured_points", "table_ace_in_sums": True, "ace_on_empty": "stay"}, ["random"] * 4),
+        (
+            {"declare": "auto_on_secured_points", "same_suit_scopa_total": "3v", "court_takes": "all_same_rank"},
+            ["greedy", "random", "greedy", "random"],
+        ),
+        ({"ace_sweep_is_scopa": True, "forced_capture": "none", "table_ace_in_sums": True}, ["greedy"] * 4),
     ],
     "escoba": [
         ({}, ["greedy", "greedy"]),
@@ -91,7 +112,13 @@ CONFIGS = {
     ],
 }
 CASES = [(variant, rules, policies) for variant, configs in CONFIGS.items() for rules, policies in configs]
-IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in range(len(configs))]
+CASE_IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in range(len(configs))]
+# rule sets of the random-position test beyond the defaults: the options that change the legal moves
+MOVE_RULES = {
+    "skopa": [{"court_takes": "all_same_rank"}],
+    "foracio": [{"court_takes": "all_same_rank", "table_ace_in_sums": True}, {"table_ace_in_sums": True}],
+    "kaszino": [],
+}
 
 
 def reference(variant: str):
@@ -107,7 +134,7 @@ def first_difference(kernel: dict, expected: dict) -> str:
     return ", ".join(k for k in kernel if kernel[k] != expected.get(k))
 
 
-@pytest.mark.parametrize("variant,rules,policies", CASES, ids=IDS)
+@pytest.mark.parametrize("variant,rules,policies", CASES, ids=CASE_IDS)
 def test_kernel_and_reference_play_the_same_games(variant, rules, policies):
     ref = reference(variant)
     config = RunConfig.create(variant, policies=policies, rules=rules, games=GAMES, seed=2026)
@@ -119,12 +146,16 @@ def test_kernel_and_reference_play_the_same_games(variant, rules, policies):
         ref.check_trace(trace)
 
 
-@pytest.mark.parametrize("variant", list(CONFIGS))
+MOVE_CASES = [(v, {}) for v in CONFIGS] + [(v, r) for v, sets in MOVE_RULES.items() for r in sets]
+
+
+@pytest.mark.parametrize("variant,options", MOVE_CASES, ids=[f"{v}-{i}" for i, (v, _) in enumerate(MOVE_CASES)])
 @pytest.mark.parametrize("forced", ["default", "none"])
-def test_legal_moves_match_reference_on_random_positions(variant, forced):
-    """2,000 random positions per game: hands of 1..4 cards (Foracio up to 13), tables of 0..16 cards."""
+def test_legal_moves_match_reference_on_random_positions(variant, options, forced):
+    """2,000 random positions per game and rule set: hands of 1..4 cards (Foracio up to 13), tables of 0..16
+    cards; the defaults, and the Part B options that change the legal moves."""
     spec = get_variant(variant)
-    resolved = spec.resolve({} if forced == "default" else {"forced_capture": "none"})
+    resolved = spec.resolve(options | ({} if forced == "default" else {"forced_capture": "none"}))
     rules = spec.compile(resolved)
     ref = reference(variant)
     pack = cards_of(rules.pack)

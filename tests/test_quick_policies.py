@@ -53,6 +53,11 @@ CASES = [
     ("escoba", {}),
     ("escoba", {"forced_capture": "card"}),
     ("escoba", {"forced_capture": "player"}),
+    # Part B options that change the moves: courts taking all their rank, table aces in sums
+    ("skopa", {"court_takes": "all_same_rank"}),
+    ("skopa", {"court_takes": "all_same_rank", "forced_capture": "none"}),
+    ("foracio", {"court_takes": "all_same_rank", "table_ace_in_sums": True}),
+    ("foracio", {"table_ace_in_sums": True, "forced_capture": "none", "ace_on_empty": "stay"}),
 ]
 
 
@@ -93,12 +98,22 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     assert aces > 3000 or not rs[5]  # the aces that take all (Foracio, Scopone) are decided on the quick path too
 
 
-@pytest.mark.parametrize("variant", ["scopa", "skopa", "foracio", "scopone", "escoba"])
-def test_sum_values_rise_strictly_with_rank(variant):
+@pytest.mark.parametrize(
+    ("variant", "overrides"),
+    [
+        ("scopa", {}),
+        ("skopa", {}),
+        ("foracio", {}),
+        ("foracio", {"table_ace_in_sums": True}),
+        ("scopone", {}),
+        ("escoba", {}),
+    ],
+)
+def test_sum_values_rise_strictly_with_rank(variant, overrides):
     """``quick`` walks a card's sum captures among the cards of its rank and below (``up_to_rank``): exact only while
     a higher rank never has a capture value as low as a lower one's, among the cards that enter sums."""
     spec = get_variant(variant)
-    rules = spec.compile(spec.resolve({}))
+    rules = spec.compile(spec.resolve(overrides))
     cards = cards_of(rules.pack & rules.sum_mask)  # ascending id: ascending rank
     for lower, higher in itertools.pairwise(cards):
         v1, v2 = ((rules.value_by_rank >> (4 * (c >> 2))) & 15 for c in (lower, higher))

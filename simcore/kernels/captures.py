@@ -149,10 +149,11 @@ def capture_target(v, sum_to):
 
 
 @kernel
-def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to):
+def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
-    A card of ``rank_only`` (court cards in Skopa and Foracio) takes one table card of its own rank. A sum card
+    A card of ``rank_only`` (court cards in Skopa and Foracio) takes one table card of its own rank, or with
+    ``court_all`` (``court_takes="all_same_rank"``) every table card of its rank in one move. A sum card
     takes any set of table sum cards adding up to its value; with single-card priority (Scopa S5), when a table
     card of the same value lies on the table, only those single cards. Capture values are a function of the rank,
     one value per rank among the sum cards, so "same value" is "same rank". Sums come from the compressed subset
@@ -163,6 +164,8 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
     card = 1 << card_id
     same_rank = table & (15 << ((card_id >> 2) << 2))
     if (rank_only >> card_id) & 1:
+        if court_all != 0:
+            return n if same_rank == 0 else put_move(ps, n, card, same_rank)
         while same_rank != 0:
             t = same_rank & -same_rank
             n = put_move(ps, n, card, t)

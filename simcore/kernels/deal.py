@@ -29,7 +29,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, first_play_rules, legal_moves, move_rules
-from simcore.kernels.scoring import kaszino_scoring, kaszino_sure_points
+from simcore.kernels.scoring import foracio_pile_points, kaszino_scoring, kaszino_sure_points
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
@@ -55,6 +55,8 @@ from simcore.kernels.workspace import (
     PILES,
     RI_PLAYERS,
     SAME_SUIT,
+    SWEEP_COUNT,
+    SWEEP_ORDER,
     SWEEP_PTS,
     SWEEPS,
     TOTALS,
@@ -67,10 +69,13 @@ from simcore.policies.kernels import choose, choose_quick, needs_state
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import bounded, draw_bounded
 from simcore.variants.base import (
+    ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
     LEADER_OPPONENT,
+    OUT_SECURED,
     RESIDUE_DEALER,
     RESIDUE_NON_DEALER,
+    SAME_SUIT_DOUBLES_SCOPA,
     TURNS_EXCHANGE,
     TURNS_ONE_CARD,
 )
@@ -164,6 +169,14 @@ def deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne):
     return pos, ne
 
 
+@kernel
+def dealer_of(rules, first_dealer, deal_idx):
+    """The dealer of deal ``deal_idx``: the first dealer's seat moved on ``Rules.dealer_step`` seats a deal (1: the
+    next seat, A.2; 0: Foracio's ``dealer_rotation="fixed"``). The one place the game loop, ``simcore.play`` and
+    ``simcore.dealt`` take it from."""
+    return (first_dealer + deal_idx * rules.dealer_step) % rules.players
+
+
 @inline_kernel
 def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""
@@ -239,6 +252,7 @@ def clear_deal(gs):
         gs[SWEEP_PTS + side] = 0
         gs[SAME_SUIT + side] = 0
     gs[DS_OUT_SIDE] = -1
+    gs[SWEEP_ORDER], gs[SWEEP_COUNT] = 0, 0
 
 
 @kernel
@@ -293,6 +307,18 @@ def begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
     return redeals, ne
 
 
+@inline_kernel
+def credit_sweep(gs, side, swept, countout):
+    """Count a sweep worth ``swept`` points for ``side``; with ``countout`` (Scopa's tie-break, S12) also record
+    its side in the order of the deal's sweeps. Returns ``swept``."""
+    gs[SWEEPS + side] += 1
+    gs[SWEEP_PTS + side] += swept
+    if countout != 0:
+        gs[SWEEP_ORDER] |= side << (2 * gs[SWEEP_COUNT])
+        gs[SWEEP_COUNT] += 1
+    return swept
+
+
 @kernel(nrt=False)
 def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
     """The cards left on the table go to the last capturer's side (none if nobody captured)."""
@@ -317,7 +343,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     value_by_rank, ace_sweeps, same_suit_bonus = rules.value_by_rank, rules.ace_sweeps, rules.same_suit_bonus
     ace_single, ace_scopa = rules.ace_single_ordinary, rules.ace_scopa
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
-    mid_deal_out, target = rules.mid_deal_out, rules.target
+    mid_deal_out, target, countout = rules.mid_deal_out, rules.target, rules.countout
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
@@ -376,6 +402,11 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
             if take == play:
                 kind = KIND_KEEP  # Foracio, Scopone: the ace kept itself on an empty table
                 ordinary = False
+            elif ace_sweeps == ACE_SWEEP_SCORES:  # Foracio's ace_sweep_is_scopa: the ace's value, no same-suit
+                ordinary = False
+                if table == 0 and (t < total_plays or last_sweep):
+                    sweep = True
+                    points = credit_sweep(gs, side, card_value(lowest(play), rules.sweep_value_by_rank), countout)
             elif ace_single == 0 or popcount(take) != 1 or (take & ACES) == 0:
                 ordinary = ace_scopa != 0  # a take-all: a sweep only under Scopone's ace_scopa, never same-suit
         if ordinary:
@@ -386,15 +417,20 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 points += bonus
             if table == 0 and (t < total_plays or last_sweep):
                 sweep = True
-                gs[SWEEPS + side] += 1
                 swept = sweep_points if sweep_mode == 0 else card_value(c, rules.sweep_value_by_rank)
-                gs[SWEEP_PTS + side] += swept
-                points += swept
+                if points != 0 and same_suit_bonus == SAME_SUIT_DOUBLES_SCOPA:
+                    swept *= 2  # F8 same_suit_scopa_total="3v": a same-suit sweep's scopa doubled, plus the bonus
+                points += credit_sweep(gs, side, swept, countout)
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
-        secured = mid_deal_out != 0 and points > 0  # the totals are read only after a scoring capture
-        if secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target:
+        if mid_deal_out == OUT_SECURED:  # F13 "auto_on_secured_points": the pile's points are secured too
+            banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
+            secured = banked + foracio_pile_points(rules, gs[PILES + side]) >= target
+        else:  # the totals are read only after a scoring capture
+            secured = mid_deal_out != 0 and points > 0
+            secured = secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target
+        if secured:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
             gs[DS_OUT_SIDE] = side

@@ -38,6 +38,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     VIEW_SEAT,
     begin_deal,
     clear_deal,
+    dealer_of,
     decide,
     draw_first_dealer,
     emit,
@@ -45,7 +46,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     run_deal,
     start_deal,
 )
-from simcore.kernels.scoring import game_winner, score_deal
+from simcore.kernels.scoring import deal_winner, score_deal
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DS_LAST,
@@ -66,6 +67,7 @@ from simcore.kernels.workspace import (
     RI_CARDS_TARGET,
     RI_COUNT_SUIT,
     RI_COUNT_SUIT_TARGET,
+    RI_COURT_ALL,
     RI_FORCED,
     RI_LAST_SWEEP,
     RI_MAX_HAND,
@@ -87,6 +89,8 @@ from simcore.kernels.workspace import (
     SAME_SUIT,
     STREAM_KEY,
     SUBSTREAM,
+    SWEEP_COUNT,
+    SWEEP_ORDER,
     SWEEP_PTS,
     SWEEPS,
     TOTALS,
@@ -238,6 +242,7 @@ def fill_rule_info(ps, rules):
     ps[RI_ACE_SINGLE] = rules.ace_single_ordinary
     ps[RI_ACE_SCOPA] = rules.ace_scopa
     ps[RI_SUM_TO] = rules.sum_to
+    ps[RI_COURT_ALL] = rules.court_takes_all
 
 
 @kernel
@@ -271,7 +276,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
         if deals == out.deal_dealer.shape[1]:
             out.overflow[slot] = 1
             break
-        dealer = (first_dealer + deals) % players
+        dealer = dealer_of(rules, first_dealer, deals)
         p, r, ne, out_side, last_capturer = play_deal(
             deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne, one_card, exchange, full
         )
@@ -291,7 +296,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
         else:
             last_side = rules.side_of[last_capturer] if last_capturer >= 0 else -1
             totals = gs[TOTALS : TOTALS + 4]
-            winner = game_winner(totals, rules.n_sides, rules.target, rules.last_capture_breaks_tie, last_side)
+            winner = deal_winner(rules, totals, s.points, last_side, gs[SWEEP_ORDER], gs[SWEEP_COUNT])
     if ev_slot >= 0:
         ne = emit(out.events, ev_slot, ne, EV_END, winner, 0, 0, 0, 0, 0)
         out.n_events[ev_slot] = ne

@@ -40,7 +40,8 @@ ACES_BANNED = -1  # ``rs[5]`` of the deal's first play under ace_first_play="ban
 @kernel
 def move_rules(rules):
     """The rule scalars of the move generators, in ``rs`` order: 0 forced, 1 priority, 2 sum_mask, 3 value_by_rank,
-    4 rank_only, 5 ace_sweeps, 6 ace_on_empty, 7 max_sum, 8 max_hand_cards, 9 sum_fewest, 10 ace_on_ace, 11 sum_to
+    4 rank_only, 5 ace_sweeps, 6 ace_on_empty, 7 max_sum, 8 max_hand_cards, 9 sum_fewest, 10 ace_on_ace, 11 sum_to,
+    12 court_takes_all
     (``policies.heuristics.reply_rules`` reads the same from the decision space, in the same order)."""
     return (
         rules.forced_capture,
@@ -55,6 +56,7 @@ def move_rules(rules):
         rules.sum_fewest,
         rules.ace_on_ace,
         rules.sum_to,
+        rules.court_takes_all,
     )
 
 
@@ -69,7 +71,7 @@ def first_play_rules(rules):
         aces = 0
     elif aces != 0 and rules.ace_first_play == ACE_FIRST_BANNED:
         aces = ACES_BANNED
-    return (rs[0], rs[1], rs[2], rs[3], rs[4], aces, rs[6], rs[7], rs[8], rs[9], rs[10], rs[11])
+    return (rs[0], rs[1], rs[2], rs[3], rs[4], aces, rs[6], rs[7], rs[8], rs[9], rs[10], rs[11], rs[12])
 
 
 @kernel
@@ -117,12 +119,12 @@ def append_card_moves(ps, c, table, rs, k, n):
     its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
     """
     forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty = rs[:7]
-    fewest, ace_on_ace, sum_to = rs[9], rs[10], rs[11]
+    fewest, ace_on_ace, sum_to, court_all = rs[9], rs[10], rs[11], rs[12]
     if ace_sweeps != 0 and (1 << c) & ACES and not (ace_on_ace != 0 and (table & ACES) != 0):
         return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)
-    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to)
+    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
     if fewest != 0:
         m = keep_fewest(ps, n, m)
     if m == n and forced == FORCED_CARD:
@@ -164,7 +166,7 @@ def exchange_moves(ps, hand, table, rs, trail_only):
     Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
     so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
     """
-    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards, _, _, _ = rs
+    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards = rs[:9]
     if trail_only:
         return append_trails(ps, hand, 0)
     k = table_subset_sums(ps, table & sum_mask, value_by_rank)

@@ -8,8 +8,8 @@ rules' arrays and two NRT calls per array).
 from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
-from simcore.kernels.bits import CLUBS_MASK, DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import ESCOBA, FORACIO, KASZINO, SCOPA, SCOPONE, SKOPA
+from simcore.kernels.bits import DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
+from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_SECURED, SCOPA, SCOPONE, SKOPA
 
 # Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
@@ -18,7 +18,6 @@ F_CARDS, F_SPADE, F_TWO_SPADES, F_JACK_SPADES, F_TEN_DIAMONDS, F_ALL_FIVE, F_NAP
 
 SETTEBELLO_BIT = 25  # 7d = (7 - 1) * 4 + 1 (Escoba's velo)
 KING_DIAMONDS_BIT = 49  # Kd, the re bello
-TWO_CLUBS_BIT = 4  # (rank - 1) * 4 + suit
 TEN_DIAMONDS_BIT = 37
 TWO_SPADES_BIT = 7
 SEVEN_SPADES_BIT = 27
@@ -126,7 +125,8 @@ def score_scopa(rules, piles, sweep_pts, points, work):
 @inline_kernel
 def score_skopa(rules, piles, sweep_pts, points, work):
     """Skopa deal points (R11): most cards 2 (two sides tied for most: 1 each), most clubs 1 (3 players, a tie:
-    nothing, or 1 each with ``clubs_tie="each"``), the 2 of clubs 1, the 10 of diamonds 1, sweeps."""
+    nothing, or 1 each with ``clubs_tie="each"``), the 2 of clubs 1, the 10 of diamonds 1, sweeps. The clubs
+    are ``Rules.count_suit`` (``bonus_suit``) and the 2 of clubs ``Rules.small_card`` (``small_card``)."""
     n = rules.n_sides
     for side in range(n):
         work[side] = popcount(piles[side])
@@ -135,12 +135,12 @@ def score_skopa(rules, piles, sweep_pts, points, work):
         if work[side] == top and top > 0:
             points[side, 0] = 2 if count == 1 else (1 if count == 2 else 0)
     for side in range(n):
-        work[side] = popcount(piles[side] & CLUBS_MASK)
+        work[side] = popcount(piles[side] & suit_mask(rules.count_suit))  # the bonus suit: clubs, or hearts
     top, count = max_and_count(work, n)
     for side in range(n):
         if work[side] == top and top > 0 and (count == 1 or rules.clubs_tie_each):
             points[side, 1] = 1
-        points[side, 2] = (piles[side] >> TWO_CLUBS_BIT) & 1
+        points[side, 2] = (piles[side] >> rules.small_card) & 1  # the 2 of clubs, or the ace of spades
         points[side, 3] = (piles[side] >> TEN_DIAMONDS_BIT) & 1
         points[side, 4] = sweep_pts[side]
 
@@ -229,14 +229,29 @@ def napoletane(pile):
     return total
 
 
+@kernel
+def foracio_pile_points(rules, pile):
+    """Foracio's deal points (F11, F12) that a pile holds: every one is secured once captured, since a pile only
+    grows and each category only grows with it (27+ cards, the elements, all five, the napoletane so far)."""
+    cards = 2 if popcount(pile) >= 27 else 0
+    if rules.spade_majority:
+        spade = 1 if popcount(pile & SPADES_MASK) >= 7 else 0
+    else:
+        spade = (pile >> SEVEN_SPADES_BIT) & 1
+    elements = cards + spade + ((pile >> TWO_SPADES_BIT) & 1) + ((pile >> JACK_SPADES_BIT) & 1)
+    elements += (pile >> TEN_DIAMONDS_BIT) & 1
+    return elements + (rules.all_five_bonus - 6 if elements == 6 else 0) + napoletane(pile)
+
+
 @inline_kernel
 def score_foracio(rules, piles, sweep_pts, same_suit, points, partial):
-    """Foracio deal points (F11, F12) per side; ``partial`` (a mid-deal win): only scope and same-suit points."""
+    """Foracio deal points (F11, F12) per side; ``partial`` (a mid-deal win): only scope and same-suit points,
+    unless the win counted the secured points (``declare="auto_on_secured_points"``): then all of them."""
     for side in range(2):
         pile = piles[side]
         points[side, F_SCOPA] = sweep_pts[side]
         points[side, F_SAME_SUIT] = same_suit[side]
-        if partial:
+        if partial and rules.mid_deal_out != OUT_SECURED:
             continue
         points[side, F_CARDS] = 2 if popcount(pile) >= 27 else 0
         if rules.spade_majority:
@@ -344,3 +359,57 @@ def game_winner(totals, n_sides, target, last_capture_breaks_tie, last_capture_s
     if best >= 0 and totals[best] >= target:
         return best
     return -1
+
+
+@kernel
+def countout_winner(rules, totals, points, order, count):
+    """S12 ``tie_break="parlett_countout"``: of the sides tied at the top, the first to reach the target when the
+    last deal's points are counted from the totals before it in the order cards, coins, settebello, primiera,
+    napola, then the scope one by one in the order they were made (``order``: the side of sweep k in bits 2k,
+    2k+1; ``count`` sweeps). A side already at the target before the deal reached it first; two such sides (a
+    tie carried over) are not told apart: -1, another deal."""
+    n, target = rules.n_sides, rules.target
+    top = totals[0]
+    for side in range(1, n):
+        top = max(top, totals[side])
+    best_side, best_step, tied = -1, 1 << 30, False
+    for side in range(n):
+        if totals[side] != top:
+            continue
+        running = totals[side]
+        for k in range(rules.n_categories):
+            running -= points[side, k]
+        step = -1 if running >= target else 1 << 20
+        j = 0
+        while step == 1 << 20 and j < 5:
+            running += points[side, j if j < 4 else NAPOLA]
+            if running >= target:
+                step = j
+            j += 1
+        k = 0
+        while step == 1 << 20 and k < count:
+            if (order >> (2 * k)) & 3 == side:
+                running += rules.sweep_points
+                if running >= target:
+                    step = 5 + k
+            k += 1
+        if step < best_step:
+            best_side, best_step, tied = side, step, False
+        elif step == best_step:
+            tied = True
+    return -1 if tied else best_side
+
+
+@kernel
+def deal_winner(rules, totals, points, last_capture_side, order, count):
+    """The side that has won after a completed deal, or -1: ``game_winner``, and when the top is tied at or above
+    the target, Scopa's count-out if the rules ask for it (``countout_winner``; ``points``: the deal's points)."""
+    n = rules.n_sides
+    w = game_winner(totals, n, rules.target, rules.last_capture_breaks_tie, last_capture_side)
+    if w < 0 and rules.countout != 0:
+        top = totals[0]
+        for side in range(1, n):
+            top = max(top, totals[side])
+        if top >= rules.target:
+            w = countout_winner(rules, totals, points, order, count)
+    return w

@@ -19,8 +19,9 @@ Game state ``gs`` (int64 slots)::
     SAME_SUIT [4]    Foracio same-suit capture points of each side this deal
     DEAL_RNG  [1]    state of the deal stream
     DECK      [52]   the shuffled pack
-    DS_*      [16]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
+    DS_*      [14]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
                      stop for a Monte Carlo decision and resume, and a rollout can continue a sampled copy
+    SWEEP_ORDER, SWEEP_COUNT [2]  the order of the deal's sweeps by side (Scopa's count-out)
 
 Decision space ``ps`` (int64 slots)::
 
@@ -30,8 +31,8 @@ Decision space ``ps`` (int64 slots)::
     STREAM_KEY [4]   initial state of seat s's policy stream: the root of its substreams (``simcore.rng``)
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
-    RI_*    [25]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
-    TCARDS  [11]     compressed table cards for the subset sums (SMALL_TABLE of them used)
+    RI_*    [26]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
+    TCARDS  [10]     compressed table cards for the subset sums (SMALL_TABLE of them)
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
     --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
@@ -69,7 +70,9 @@ DS_STEP = 91  # Kaszinó: step of that turn (0, or 1 in a double move)
 DS_DOUBLE = 92  # Kaszinó: 1 if that turn is a double move
 DS_OUT_SIDE = 93  # side that won mid-deal, or -1
 DS_TRAILED = 94  # Kaszinó: [2] cards each seat has trailed in this deal (for tabla_by_recapturing_own_trail_counts)
-GAME_STATE_SIZE = 96
+SWEEP_ORDER = 96  # Scopa count-out: side of the deal's k-th counted sweep in bits 2k, 2k+1 (at most 18 sweeps)
+SWEEP_COUNT = 97  # Scopa count-out: counted sweeps of the deal so far
+GAME_STATE_SIZE = 98
 
 # decision space
 VIEW = 0
@@ -103,9 +106,11 @@ RI_ACE_ON_ACE = 117
 RI_ACE_SINGLE = 118
 RI_ACE_SCOPA = 119
 RI_SUM_TO = 120  # Rules.sum_to: 0, or Escoba's 15
-TCARDS = 121  # 11 slots, SMALL_TABLE of them used
+RI_COURT_ALL = 121  # Rules.court_takes_all (court_takes="all_same_rank")
+TCARDS = 122  # SMALL_TABLE slots, up to SUMS
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
 SUMS = 132
+assert TCARDS + SMALL_TABLE <= SUMS  # the compressed table cards end where the subset sums begin
 MOVES = SUMS + (1 << SMALL_TABLE)
 MAX_SAMPLES = 256
 

@@ -66,8 +66,10 @@ R_SWEEP_MODE = _ws.RI_SWEEP_MODE - _ws.WEIGHT  # 0: a sweep scores R_SWEEP_POINT
 R_SWEEP_POINTS = _ws.RI_SWEEP_POINTS - _ws.WEIGHT
 R_SWEEP_VALUE_BY_RANK = _ws.RI_SWEEP_VALUE_BY_RANK - _ws.WEIGHT
 R_LAST_SWEEP = _ws.RI_LAST_SWEEP - _ws.WEIGHT  # 1: a sweep with the deal's last card counts
-R_ACE_SWEEPS = _ws.RI_ACE_SWEEPS - _ws.WEIGHT  # 1: aces take the whole table (Foracio; Scopone ace_takes_all)
-R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its card's value at once
+R_ACE_SWEEPS = (
+    _ws.RI_ACE_SWEEPS - _ws.WEIGHT
+)  # aces take the whole table (Foracio; Scopone ace_takes_all): 1, 2 a scopa
+R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its value at once; 2: its scopa x2
 R_FORCED = _ws.RI_FORCED - _ws.WEIGHT
 R_ACE_ON_EMPTY = _ws.RI_ACE_ON_EMPTY - _ws.WEIGHT
 R_MAX_SUM = _ws.RI_MAX_SUM - _ws.WEIGHT
@@ -82,6 +84,7 @@ R_ACE_ON_ACE = _ws.RI_ACE_ON_ACE - _ws.WEIGHT  # 1: with an ace on the table, an
 R_ACE_SINGLE = _ws.RI_ACE_SINGLE - _ws.WEIGHT  # 1: an ace taking exactly one table ace is an ordinary capture
 R_ACE_SCOPA = _ws.RI_ACE_SCOPA - _ws.WEIGHT  # 1: an ace's take-all that empties the table is a sweep
 R_SUM_TO = _ws.RI_SUM_TO - _ws.WEIGHT  # 0: a card takes sets summing to its value; 15 (Escoba): to 15 minus it
+R_COURT_ALL = _ws.RI_COURT_ALL - _ws.WEIGHT  # 1: a court takes every table card of its rank (court_takes)
 RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
 
 ACES = 0xF
@@ -153,24 +156,28 @@ def weight_of(rules, mask):
 @inline_kernel
 def secured_points(view, rules, play, take):
     """Points the move ``(play, take)`` scores at once, as the engine counts them: a sweep's points (scopa, tábla;
-    not with the deal's last card unless the rules say so, never with Foracio's ace) and Foracio's same-suit
-    points. Card points (primiera, settebello, majorities) are scored only at the end of the deal. Scopone's ace:
-    taking exactly one table ace is an ordinary capture; a take-all sweeps only with ``R_ACE_SCOPA``."""
+    not with the deal's last card unless the rules say so, with Foracio's ace only under ace_sweep_is_scopa, doubled
+    for a same-suit sweep under same_suit_scopa_total=3v) and Foracio's same-suit points. Card points (primiera,
+    settebello, majorities) are scored only at the end of the deal. Scopone's ace: taking exactly one table ace is
+    an ordinary capture; a take-all sweeps only with ``R_ACE_SCOPA``."""
     if take == 0 or take == play:
         return 0  # a trail, or an ace keeping itself
-    if rules[R_ACE_SWEEPS] != 0 and play & ACES:
-        single = rules[R_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0
-        if not single and rules[R_ACE_SCOPA] == 0:
+    ace = rules[R_ACE_SWEEPS] != 0 and play & ACES  # an ace that takes all
+    if ace:
+        if rules[R_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0:
+            ace = False  # Scopone: an ace taking one table ace captures as any card
+        elif rules[R_ACE_SCOPA] == 0 and rules[R_ACE_SWEEPS] != 2:
             return 0
     c = lowest(play)
     points = 0
-    if rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+    if not ace and rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
         points += _card_value(c, rules[R_VALUE_BY_RANK])
     if (view[TABLE] & ~take) == 0 and (view[LAST] == 0 or rules[R_LAST_SWEEP] != 0):
+        times = 2 if points != 0 and rules[R_SAME_SUIT] == 2 else 1  # same_suit_scopa_total="3v"
         if rules[R_SWEEP_MODE] == 0:
-            points += rules[R_SWEEP_POINTS]
+            points += rules[R_SWEEP_POINTS] * times
         else:
-            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK])
+            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK]) * times
     return points
 
 

@@ -51,6 +51,7 @@ from simcore.kernels.workspace import (
     RI_CARDS_TARGET,
     RI_COUNT_SUIT,
     RI_COUNT_SUIT_TARGET,
+    RI_COURT_ALL,
     RI_FORCED,
     RI_LAST_SWEEP,
     RI_MAX_HAND,
@@ -73,7 +74,7 @@ from simcore.kernels.workspace import (
     sample_base,
 )
 from simcore.rng import bounded
-from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD
+from simcore.variants.base import ACE_SWEEP_SCORES, SAME_SUIT_DOUBLES_SCOPA, TURNS_EXCHANGE, TURNS_ONE_CARD
 
 MAX_PARAMS = 64
 P_PER_CARD = 52
@@ -146,15 +147,18 @@ def move_points(ps, params, seat, play, take, table, last):
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
     if ps[RI_ACE_SWEEPS] != 0 and play & ACES and not ace_ordinary(ps, take):
-        if ps[RI_ACE_SCOPA] == 0 or take == play or (table & ~take) != 0 or (last and ps[RI_LAST_SWEEP] == 0):
-            return gained  # an ace's take-all or keep: no sweep (Scopone ace_scopa: a sweep), no same-suit points
+        scores = ps[RI_ACE_SWEEPS] == ACE_SWEEP_SCORES or ps[RI_ACE_SCOPA] != 0  # Foracio's, Scopone's option
+        if not scores or take == play or (table & ~take) != 0 or (last and ps[RI_LAST_SWEEP] == 0):
+            return gained  # an ace's take-all or keep: no sweep (unless an option says so), no same-suit points
         return gained + params[seat, P_SWEEP] * sweep_points(ps, lowest(play))
-    c = lowest(play)
-    bonus = 0
+    c = lowest(play)  # an ordinary capture (of any card but an ace that takes all)
+    same_suit = 0
     if ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
-        bonus += card_value(c, ps[RI_VALUE_BY_RANK])
+        same_suit = card_value(c, ps[RI_VALUE_BY_RANK])
+    bonus = same_suit
     if (table & ~take) == 0 and (not last or ps[RI_LAST_SWEEP] != 0):
-        bonus += sweep_points(ps, c)
+        double = same_suit != 0 and ps[RI_SAME_SUIT] == SAME_SUIT_DOUBLES_SCOPA  # same_suit_scopa_total="3v"
+        bonus += sweep_points(ps, c) * (2 if double else 1)
     return gained + params[seat, P_SWEEP] * bonus
 
 
@@ -171,6 +175,8 @@ def can_take(ps, card, target):
         return ps[RI_ACE_ON_ACE] == 0 or (target & ACES) == 0 or popcount(target) == 1
     rank_nibble = 15 << ((card >> 2) << 2)
     if (ps[RI_RANK_ONLY] >> card) & 1:
+        if ps[RI_COURT_ALL] != 0:  # court_takes="all_same_rank": all the table's cards of its rank
+            return target != 0 and (target & ~rank_nibble) == 0
         return popcount(target) == 1 and (target & rank_nibble) != 0
     sum_mask, value_by_rank = ps[RI_SUM_MASK], ps[RI_VALUE_BY_RANK]
     if (target & ~sum_mask) != 0 or ((sum_mask >> card) & 1) == 0:
@@ -246,7 +252,8 @@ def table_risk(ps, params, seat, table_after):
         if can_take(ps, u, table_after):
             sweepers += 1
             ace = ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES
-            if not ace or ps[RI_ACE_SCOPA] != 0 or ace_ordinary(ps, table_after):
+            scores = ps[RI_ACE_SWEEPS] == ACE_SWEEP_SCORES or ps[RI_ACE_SCOPA] != 0
+            if not ace or scores or ace_ordinary(ps, table_after):
                 sweep_value += sweep_points(ps, u)
     risk = 0.0
     if sweepers > 0:
@@ -310,6 +317,7 @@ def reply_rules(ps):
         ps[RI_SUM_FEWEST],
         ps[RI_ACE_ON_ACE],
         ps[RI_SUM_TO],
+        ps[RI_COURT_ALL],
     )
 
 

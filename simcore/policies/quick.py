@@ -18,8 +18,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 
 Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1), and so do the
 rules whose moves these counts do not model (Scopa/Scopone ``sum_choice="fewest"``, Scopone's ``ace_on_ace`` and
-banned first ace); the aces that take all (Foracio's, Scopone's) have moves of their own (``ace_moves``), which
-random decodes and greedy scores as ``choose_greedy`` does.
+banned first ace); courts that take all their rank (``court_takes="all_same_rank"``) have one capture each; the
+aces that take all (Foracio's, Scopone's) have moves of their own (``ace_moves``), which random decodes and greedy
+scores as ``choose_greedy`` does.
 """
 
 from __future__ import annotations
@@ -83,12 +84,12 @@ def lane(lo, hi, v):
 
 
 @inline_kernel
-def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to):
+def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to):
     """Number of captures card ``c`` can make (the moves ``append_card_captures`` lists); with ``sum_to``
     (Escoba) the sets summing to ``sum_to`` minus its value, lanes 5..14."""
     same_rank = table & (15 << ((c >> 2) << 2))
     if (rank_only >> c) & 1:
-        return popcount(same_rank)
+        return min(popcount(same_rank), 1) if court_all != 0 else popcount(same_rank)
     v = card_value(c, value_by_rank)
     if v == 0 or ((sum_mask >> c) & 1) == 0:
         return 0
@@ -155,9 +156,11 @@ def next_sum(i, total, values, before):
 
 
 @inline_kernel
-def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to):
+def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
+    if (rank_only >> c) & 1 and court_all != 0:
+        return singles  # court_takes="all_same_rank": its one capture takes them all
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
     v = capture_target(card_value(c, value_by_rank), sum_to)
@@ -213,7 +216,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty, sum_to = rs[6], rs[11]
+    ace_on_empty, sum_to, court_all = rs[6], rs[11], rs[12]
     total = 0
     rest = hand
     while rest != 0:
@@ -223,7 +226,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
             total += ace_moves(table, forced, ace_on_empty)
         else:
             total += moves_of(
-                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to), forced
+                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to), forced
             )
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
@@ -238,7 +241,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         if ace:
             n = ace_moves(table, forced, ace_on_empty)
         else:
-            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
+            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to)
             n = moves_of(cap, forced)
         if idx < n:
             break
@@ -251,7 +254,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         idx -= 1
     elif cap == 0:
         return 1 << c, 0
-    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, idx, sum_to)
+    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to)
 
 
 @inline_kernel
@@ -259,7 +262,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
     aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty, sum_to = rs[6], rs[11]
+    ace_on_empty, sum_to, court_all = rs[6], rs[11], rs[12]
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     values, before, have_values, wide = 0, 0, False, False
@@ -283,7 +286,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
                     best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
             continue
-        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, lo, hi, sum_to)
+        cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to)
         captures += cap
         trail = forced == FORCED_NONE or (forced == FORCED_CARD and cap == 0)
         if trail and -wc > best:
@@ -291,6 +294,11 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         if cap == 0:
             continue
         singles = singles_of(c, table, priority, sum_mask, rank_only)
+        if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
+            score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
+            if score > best:
+                best_play, best_take, best = play, singles, score
+            continue
         if singles != 0 or (rank_only >> c) & 1:
             while singles != 0:
                 t = singles & -singles

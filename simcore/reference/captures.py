@@ -52,6 +52,17 @@ def sum_captures(table: Iterable[int], total: int, value: Value, single_card_pri
     return subsets_with_sum(table, total, value)
 
 
+def same_rank_captures(card: int, table: Iterable[int], court_takes: str) -> list[frozenset[int]]:
+    """Skopa R5 and Foracio F4: a court card takes one table card of its own rank (one set per such card, in id
+    order), or with ``court_takes="all_same_rank"`` all of them in one set."""
+    same = sorted(t for t in table if t // 4 == card // 4)
+    if court_takes == "all_same_rank":
+        return [frozenset(same)] if same else []
+    if court_takes != "one":
+        raise ConfigError(f"court_takes {court_takes!r} is not one or all_same_rank")
+    return [frozenset({t}) for t in same]
+
+
 def may_trail(forced: str, card_can_capture: bool, any_card_can_capture: bool) -> bool:
     """A.4: whether a hand card may be trailed under ``forced_capture``.
 

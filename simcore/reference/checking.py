@@ -117,14 +117,16 @@ class TraceReader:
 
     def read_deal(self, deal: int, first_dealer: int | None) -> tuple[int, int]:
         """The ``deal`` event of deal ``deal``: its number, and its dealer in rotation from the first deal's
-        (A.2). Returns ``(dealer, first_dealer)``."""
+        (A.2; the first deal's dealer every time under Foracio's ``dealer_rotation="fixed"``). Returns
+        ``(dealer, first_dealer)``."""
         index, event = self.take("deal")
         self.same(index, "deal number", self.field(index, event, "deal"), deal)
         dealer = self.field(index, event, "dealer")
         if first_dealer is None:
             self.check(dealer in range(self.players), index, f"dealer {dealer!r} is not a seat")
             first_dealer = dealer
-        self.same(index, "dealer (rotation)", dealer, (first_dealer + deal) % self.players)
+        step = 0 if self.rules.get("dealer_rotation") == "fixed" else 1
+        self.same(index, "dealer (rotation)", dealer, (first_dealer + deal * step) % self.players)
         return dealer, first_dealer
 
     def read_dealing_step(

@@ -37,7 +37,7 @@ from typing import Any
 from simcore.cards import DIAMONDS, SPADES, card_id, cards_of, mask_of
 from simcore.errors import ConfigError
 from simcore.reference import events as ev
-from simcore.reference.captures import subsets_with_sum, sum_captures
+from simcore.reference.captures import same_rank_captures, subsets_with_sum, sum_captures
 from simcore.reference.checking import TraceReader
 from simcore.reference.common import as_cards, check_policy_names, deal_round, rank_of, shuffle, suit_of
 from simcore.reference.common import playing_order as seats_in_order
@@ -98,6 +98,14 @@ def value_of(card: int) -> int:
     return rank_of(card) if is_numeral(card) else 0
 
 
+def sum_value(rules: Mapping[str, Any]) -> Callable[[int], int]:
+    """F3, F5: the value a card counts for in sums: :func:`value_of`, and 1 for a (table) ace with
+    ``table_ace_in_sums``."""
+    if rules["table_ace_in_sums"]:
+        return lambda card: 1 if is_ace(card) else value_of(card)
+    return value_of
+
+
 def side_of(seat: int) -> int:
     """Side of a seat (F1, A.2): seats 0 and 2 are side 0, seats 1 and 3 side 1."""
     return seat % 2
@@ -139,13 +147,15 @@ def numeral_sets(table: Iterable[int], total: int) -> list[frozenset[int]]:
 
 
 def numeral_captures(rules: Mapping[str, Any], card: int, table: frozenset[int]) -> list[frozenset[int]]:
-    """F3: the sets a numeral may take; with ``single_card_priority`` an equal single numeral excludes sums."""
-    return sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
+    """F3: the sets a numeral may take; with ``single_card_priority`` an equal single numeral excludes sums. A
+    table ace is part of no set, or counts 1 with ``table_ace_in_sums`` (F5)."""
+    return sum_captures(table, value_of(card), sum_value(rules), rules["single_card_priority"])
 
 
-def court_captures(card: int, table: frozenset[int]) -> list[frozenset[int]]:
-    """F4: a court card takes exactly one table card of its own rank (any one of them)."""
-    return [frozenset({t}) for t in sorted(table) if rank_of(t) == rank_of(card)]
+def court_captures(rules: Mapping[str, Any], card: int, table: frozenset[int]) -> list[frozenset[int]]:
+    """F4: a court card takes one table card of its own rank (any one of them), or all of them at once with
+    ``court_takes="all_same_rank"``."""
+    return same_rank_captures(card, table, rules["court_takes"])
 
 
 def ace_moves(rules: Mapping[str, Any], ace: int, table: frozenset[int]) -> list[Move]:
@@ -179,7 +189,7 @@ def card_moves(rules: Mapping[str, Any], card: int, table: int | Iterable[int]) 
     if is_ace(card):
         moves = set(ace_moves(rules, card, table))
     else:
-        takes = court_captures(card, table) if is_court(card) else numeral_captures(rules, card, table)
+        takes = court_captures(rules, card, table) if is_court(card) else numeral_captures(rules, card, table)
         moves = {(play, mask_of(t)) for t in takes} or {(play, 0)}
     if forced == "none":
         moves.add((play, 0))
@@ -256,15 +266,23 @@ def same_suit_bonus(card: int, taken: Iterable[int]) -> int:
 
 
 def scopa_value(rules: Mapping[str, Any], card: int) -> int:
-    """F8: a numeral's scopa is worth its value; a court's follows ``court_scopa_value`` (11/12/13, 10 or 0)."""
+    """F8: a numeral's scopa is worth its value; a court's follows ``court_scopa_value`` (its value from
+    ``court_values``: 11/12/13 or 10/10/10; 10; or 0); an ace's (``ace_sweep_is_scopa``) is 1."""
     if is_court(card):
-        return COURT_SCOPA_VALUES[rules["court_scopa_value"]][rank_of(card) - JACK]
-    return value_of(card)
+        if rules["court_scopa_value"] == "rank":
+            values = (11, 12, 13) if rules["court_values"] == "11/12/13" else (10, 10, 10)
+        else:
+            values = COURT_SCOPA_VALUES[rules["court_scopa_value"]]
+        return values[rank_of(card) - JACK]
+    return 1 if is_ace(card) else value_of(card)
 
 
-def is_scopa(card: int, table_after: set[int], last_play: bool) -> bool:
-    """F8: a numeral or court capture that empties the table, except with the deal's 52nd play (never an ace)."""
-    return not is_ace(card) and not table_after and not last_play
+def is_scopa(rules: Mapping[str, Any], card: int, table_after: set[int], last_play: bool) -> bool:
+    """F8: a numeral or court capture that empties the table, except with the deal's 52nd play; an ace's capture
+    of the whole table only with ``ace_sweep_is_scopa`` (F5)."""
+    if is_ace(card) and not rules["ace_sweep_is_scopa"]:
+        return False
+    return not table_after and not last_play
 
 
 def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move) -> PlayResult:
@@ -290,8 +308,10 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     state.table -= taken
     state.piles[side] |= taken | {card}
     bonus = same_suit_bonus(card, taken)
-    sweep = is_scopa(card, state.table, state.hands_empty())
+    sweep = is_scopa(rules, card, state.table, state.hands_empty())
     scopa = scopa_value(rules, card) if sweep else 0
+    if bonus and rules["same_suit_scopa_total"] == "3v":
+        scopa *= 2  # F8: the scopa of a same-suit sweep doubled, and the bonus on top: 3v
     state.same_suit[side] += bonus
     state.scopa[side] += scopa
     return PlayResult(kind, bonus + scopa, sweep)
@@ -299,9 +319,13 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
 
 def wins_mid_deal(rules: Mapping[str, Any], banked: Sequence[int], state: DealState, seat: int) -> bool:
     """F13 ``declare="immediate"``: after a play, the mover's side wins at once when its banked total plus this
-    deal's immediate points reach the target."""
+    deal's immediate points reach the target. ``"auto_on_secured_points"``: also counting the deal points its
+    pile already holds (:func:`pile_points`: a pile only grows, and so does each of those points)."""
     side = side_of(seat)
-    return rules["declare"] == "immediate" and banked[side] + state.immediate(side) >= rules["target"]
+    if rules["declare"] == "end_of_deal":
+        return False
+    secured = pile_points(rules, state.piles[side]) if rules["declare"] == "auto_on_secured_points" else 0
+    return banked[side] + state.immediate(side) + secured >= rules["target"]
 
 
 def award_residue(state: DealState) -> tuple[int, list[int]] | None:
@@ -331,6 +355,12 @@ def elements_won(rules: Mapping[str, Any], pile: frozenset[int]) -> dict[str, bo
         "jack_spades": JACK_SPADES in pile,
         "ten_diamonds": TEN_DIAMONDS in pile,
     }
+
+
+def pile_points(rules: Mapping[str, Any], pile: Iterable[int]) -> int:
+    """F11, F12: the fixed elements (with the all-five bonus) and napoletane that the cards of ``pile`` win."""
+    points = score_deal(rules, [frozenset(pile)], [0], [0])[0]
+    return deal_total(points)
 
 
 def napoletana_points(pile: Iterable[int]) -> int:
@@ -379,8 +409,11 @@ def score_deal(
     return points
 
 
-def interrupted_deal_points(state: DealState) -> list[dict[str, int]]:
-    """F13 mid-deal win: the interrupted deal scores only its immediate points (scopa, same_suit)."""
+def interrupted_deal_points(state: DealState, rules: Mapping[str, Any] | None = None) -> list[dict[str, int]]:
+    """F13 mid-deal win: the interrupted deal scores only its immediate points (scopa, same_suit); with
+    ``declare="auto_on_secured_points"`` every point its piles hold (no residue: the deal did not end)."""
+    if rules is not None and rules["declare"] == "auto_on_secured_points":
+        return score_deal(rules, state.piles, state.scopa, state.same_suit)
     return [
         {c: state.scopa[side] if c == "scopa" else state.same_suit[side] if c == "same_suit" else 0 for c in CATEGORIES}
         for side in range(N_SIDES)
@@ -436,6 +469,12 @@ def play_deal(
     return False
 
 
+def dealer_of(rules: Mapping[str, Any], first_dealer: int, deal: int) -> int:
+    """F2: deal d is dealt by ``(first_dealer + d) % 4``, or always by the first dealer with
+    ``dealer_rotation="fixed"``."""
+    return first_dealer if rules["dealer_rotation"] == "fixed" else (first_dealer + deal) % PLAYERS
+
+
 def new_deal(deal: int, dealer: int, stream: Stream, events: list[dict[str, Any]]) -> DealState:
     """Shuffle and deal 13 cards to each seat in playing order from the dealer's next seat (F2); the table is
     empty. Records the deal, hand and (empty) table events."""
@@ -476,10 +515,10 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     for deal in itertools.count():
         if deal >= MAX_DEALS:
             raise RuntimeError(f"game {game} (seed {seed}) did not end within {MAX_DEALS} deals")
-        state = new_deal(deal, (first_dealer + deal) % PLAYERS, deal_stream, events)
+        state = new_deal(deal, dealer_of(frozen_rules, first_dealer, deal), deal_stream, events)
         if play_deal(frozen_rules, state, totals, choose, events):
             mover = events[-1]["seat"]
-            points = interrupted_deal_points(state)
+            points = interrupted_deal_points(state, frozen_rules)
             totals = [t + deal_total(p) for t, p in zip(totals, points, strict=True)]
             events.append(ev.out_event(mover))
             events.append(ev.score_event(deal, points, totals))
@@ -565,7 +604,7 @@ class _Checker(TraceReader):
         mover = self.events[self.pos - 1]["seat"]
         index, event = self.take("out")
         self.same(index, "the out's seat", self.field(index, event, "seat"), mover)
-        points = interrupted_deal_points(state)
+        points = interrupted_deal_points(state, self.rules)
         totals = [t + deal_total(p) for t, p in zip(banked, points, strict=True)]
         self.read_score(deal, points, totals, CATEGORIES)
         self.read_end(side_of(mover), totals)

@@ -34,6 +34,7 @@ class DealState:
     piles: list[set[int]] = field(default_factory=list)
     sweeps: list[int] = field(default_factory=list)
     last_capturer: int | None = None
+    sweep_order: list[int] = field(default_factory=list)  # side of each counted sweep, in play order
 
     def __post_init__(self) -> None:
         self.piles = self.piles or [set() for _ in range(n_sides(self.players))]

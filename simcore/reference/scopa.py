@@ -13,6 +13,7 @@ Conventions:
 
 Choices where RULES.md leaves room are those of ``simcore.variants.scopa`` (its module docstring); the dealing
 order is hands first (playing order from the seat after the dealer), then the table (B 0.2 point 5).
+``direction`` (S3) is read by nothing here: seats are numbered in playing order in either direction (A.2).
 """
 
 from __future__ import annotations
@@ -186,6 +187,7 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     sweep = counts_as_sweep(rules, state.table, last_play)
     if sweep:
         state.sweeps[side] += 1
+        state.sweep_order.append(side)
     return PlayResult("capture", 1 if sweep else 0, sweep)
 
 
@@ -287,6 +289,43 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points.values())
 
 
+def countout_order(points: Mapping[str, int], side: int, sweep_order: Sequence[int]) -> list[int]:
+    """S12 count-out (PARLETT): a side's points of the last deal in the order they are counted again: cards,
+    coins, settebello, primiera, napola, then one entry per scopa made in the deal (0 for the other sides'
+    scope, so that every side's list has the same steps)."""
+    cards = [points[c] for c in ("cards", "coins", "settebello", "primiera", "napola")]
+    return cards + [1 if s == side else 0 for s in sweep_order]
+
+
+def deal_winner(
+    rules: Mapping[str, Any], totals: Sequence[int], points: Sequence[Mapping[str, int]], sweep_order: Sequence[int]
+) -> int | None:
+    """S12 after a deal: the unique top total at the target wins (A.5); a tie at the top at or past the target
+    plays on, or with ``tie_break="parlett_countout"`` goes to the tied side that reaches the target first when
+    the deal is counted again from the totals before it (:func:`countout_order`). A tied side already at the
+    target before the deal reached it at step -1; two sides reaching it at the same step: None (another deal)."""
+    winner = game_winner(totals, rules["target"])
+    top = max(totals)
+    if winner is not None or rules["tie_break"] != "parlett_countout" or top < rules["target"]:
+        return winner
+    reached = {}
+    for side, total in enumerate(totals):
+        if total != top:
+            continue
+        running = total - deal_total(points[side])
+        step = -1 if running >= rules["target"] else None
+        for i, value in enumerate(countout_order(points[side], side, sweep_order)):
+            if step is not None:
+                break
+            running += value
+            if running >= rules["target"]:
+                step = i
+        reached[side] = step
+    first = min(reached.values())  # every tied side reaches the target by the end of the count
+    leaders = [side for side, step in reached.items() if step == first]
+    return leaders[0] if len(leaders) == 1 else None
+
+
 # ----------------------------------------------------------------------------------------- the game
 
 
@@ -348,6 +387,7 @@ __all__ = [  # also what simcore.reference.stock reads of this module (StockGame
     "choose_random",
     "deal_cards",
     "deal_total",
+    "deal_winner",
     "game_winner",
     "greedy_score",
     "is_void_deal",

@@ -19,7 +19,9 @@ Rules (``simcore.variants.skopa``, whose module docstring lists the choices wher
 * a sweep is any capture that leaves the table empty, the deal's last play included; it scores
   ``sweep_points`` (0 by default) (R10); the residue goes to the last capturer (R9);
 * deal points: most cards 2 (two sides tied for most: 1 each), most clubs 1 (a tie: nothing, or 1 each with
-  ``clubs_tie="each"``), 2 of clubs 1, 10 of diamonds 1, sweeps x ``sweep_points`` (R11); no mid-deal win;
+  ``clubs_tie="each"``), 2 of clubs 1, 10 of diamonds 1, sweeps x ``sweep_points`` (R11); with the RUWIKI
+  variant hearts replace the clubs (``bonus_suit``) and the ace of spades the 2 of clubs (``small_card``);
+  no mid-deal win;
   after a deal the unique top total >= ``target`` wins (R12).
 """
 
@@ -29,9 +31,9 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from simcore.cards import CLUBS, mask_of
+from simcore.cards import CLUBS, HEARTS, SPADES, card_id, mask_of
 from simcore.reference import events as ev
-from simcore.reference.captures import capture_or_trail, sum_captures
+from simcore.reference.captures import capture_or_trail, same_rank_captures, sum_captures
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
 from simcore.reference.common import (
     as_cards,
@@ -52,6 +54,10 @@ from simcore.reference.policies import PolicyView, choose_random, first_best, gr
 from simcore.reference.rng import Stream
 from simcore.reference.stock import StockChecker, play_stock_game
 from simcore.variants.skopa import CATEGORIES, SPEC, TEN_DIAMONDS, TWO_CLUBS, VALUE_OF_RANK, card_weight
+
+# R11, the RUWIKI variant: the suit whose majority scores, and the card that scores 1 (the 2 of clubs)
+BONUS_SUITS = {"clubs": CLUBS, "hearts": HEARTS}
+SMALL_CARDS = {"2c": TWO_CLUBS, "As": card_id(1, SPADES)}
 
 TRACE_FORMAT = ev.TRACE_FORMAT
 VARIANT = "skopa"
@@ -112,14 +118,15 @@ def subsets_with_sum(cards: Iterable[int], total: int) -> list[frozenset[int]]:
 def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
     """The sets of table cards ``card`` may take (R5), sorted by their masks.
 
-    * a court takes exactly one table card of its own rank (one set per such card);
+    * a court takes exactly one table card of its own rank (one set per such card), or all of them in one set
+      with ``court_takes="all_same_rank"``;
     * a numeral takes any non-empty set of table numerals whose values sum to its value (a single card of
       equal value is such a set); with ``single_card_priority``, if a table numeral of equal value exists,
       only those single cards.
     """
     table = frozenset(table)
     if is_court(card):
-        found = [frozenset({t}) for t in table if rank_of(t) == rank_of(card)]
+        found = same_rank_captures(card, table, rules["court_takes"])
     else:
         found = sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
     return sorted(found, key=mask_of)
@@ -140,15 +147,18 @@ def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int 
 # ------------------------------------------------------------------------------------------- policies
 
 
-def greedy_score(move: Move) -> int:
+def greedy_score(move: Move, rules: Mapping[str, Any] | None = None) -> int:
     """Greedy value of a move: a capture scores 1000 per table card taken plus the card weights of the taken
-    and played cards; a trail scores minus the played card's weight (``simcore.variants.skopa.card_weight``)."""
-    return greedy_value(*move, card_weight)
+    and played cards; a trail scores minus the played card's weight (``simcore.variants.skopa.card_weight``,
+    for the bonus suit and small card of ``rules``; the defaults' without)."""
+    rules = rules or SPEC.resolve()
+    suit, small = BONUS_SUITS[rules["bonus_suit"]], SMALL_CARDS[rules["small_card"]]
+    return greedy_value(*move, lambda c: card_weight(c, suit, small))
 
 
 def choose_greedy(view: PolicyView, stream: Stream) -> int:
     """Highest greedy score; ties go to the first move in sorted order. Draws nothing from ``stream``."""
-    return first_best(greedy_score(move) for move in view.moves)
+    return first_best(greedy_score(move, view.rules) for move in view.moves)
 
 
 POLICIES = {"random": choose_random, "greedy": choose_greedy}
@@ -227,8 +237,9 @@ def score_deal(
     """
     piles = [as_cards(p) for p in piles_per_side]
     cards = most_cards_points([len(p) for p in piles])
-    clubs = most_clubs_points([sum(1 for c in p if suit_of(c) == CLUBS) for p in piles], rules["clubs_tie"])
-    two_clubs = holder_points(piles, TWO_CLUBS)
+    suit = BONUS_SUITS[rules["bonus_suit"]]  # clubs, or hearts (RUWIKI); the category keeps its name
+    clubs = most_clubs_points([sum(1 for c in p if suit_of(c) == suit) for p in piles], rules["clubs_tie"])
+    two_clubs = holder_points(piles, SMALL_CARDS[rules["small_card"]])  # the 2 of clubs, or the ace of spades
     ten_diamonds = holder_points(piles, TEN_DIAMONDS)
     sweep = [n * rules["sweep_points"] for n in sweeps_per_side]
     columns = (cards, clubs, two_clubs, ten_diamonds, sweep)

@@ -75,6 +75,16 @@ def deal_moves(g: StockGame, rules: Mapping[str, Any], state: DealState, seat: i
     return g.legal_moves(rules, state.hands[seat], state.table)
 
 
+def deal_winner(
+    g: StockGame, rules: Mapping[str, Any], totals: list[int], points: list, state: DealState
+) -> int | None:
+    """The winner after a deal: the game's own ``deal_winner`` (Scopa's tie-break) if it has one, else A.5."""
+    own = getattr(g, "deal_winner", None)
+    if own is not None:
+        return own(rules, totals, points, state.sweep_order)
+    return game_winner(totals, rules["target"])
+
+
 def play_stock_game(
     g: StockGame, seed: int, game: int, rules: Mapping[str, Any] | None, policies: Sequence[str]
 ) -> dict[str, Any]:
@@ -100,7 +110,7 @@ def play_stock_game(
         points = g.score_deal(frozen_rules, state.piles, state.sweeps)
         totals = [t + g.deal_total(p) for t, p in zip(totals, points, strict=True)]
         events.append(ev.score_event(deal, points, totals))
-        winner = game_winner(totals, rules["target"])
+        winner = deal_winner(g, frozen_rules, totals, points, state)
         if winner is not None:
             events.append(ev.end_event(winner, totals))
             break
@@ -161,8 +171,8 @@ class StockChecker(TraceReader):
                 continue
             self.read_opening(state, dealer)
             self.play_deal(state)
-            totals = self.end_deal(state, deal, totals)
-            winner = game_winner(totals, self.rules["target"])
+            totals, points = self.end_deal(state, deal, totals)
+            winner = deal_winner(g, self.rules, totals, points, state)
             if winner is not None:
                 self.read_end(winner, totals)
                 return
@@ -218,12 +228,12 @@ class StockChecker(TraceReader):
             self.check_result(index, event, g.apply_play(self.rules, state, seat, move))
             seat = (seat + 1) % self.players
 
-    def end_deal(self, state: DealState, deal: int, totals: list[int]) -> list[int]:
-        """Residue, card conservation, deal points and totals; returns the new totals."""
+    def end_deal(self, state: DealState, deal: int, totals: list[int]) -> tuple[list[int], list]:
+        """Residue, card conservation, deal points and totals; returns the new totals and the deal's points."""
         g = self.g
         self.read_residue(g.award_residue(state))
         self.check_split(state.piles, state.table)
         points = g.score_deal(self.rules, state.piles, state.sweeps)
         new_totals = [t + g.deal_total(p) for t, p in zip(totals, points, strict=True)]
         self.read_score(deal, points, new_totals, g.SPEC.categories_for(self.rules))
-        return new_totals
+        return new_totals, points

@@ -36,6 +36,16 @@ ACE_FIRST_FREE, ACE_FIRST_BANNED, ACE_FIRST_PLAIN = 0, 1, 2
 LEADER_NON_DEALER, LEADER_LAST_CAPTURER, LEADER_OPPONENT = 0, 1, 2
 RESIDUE_NOBODY, RESIDUE_DEALER, RESIDUE_NON_DEALER = 0, 1, 2
 
+# Rules.ace_sweeps (Foracio): an ace takes the whole table, never a sweep; or its sweep counts as a scopa
+ACE_TAKES_ALL, ACE_SWEEP_SCORES = 1, 2
+
+# Rules.mid_deal_out: off, on the points scored at once (Foracio's scope and same-suit points), or on every point
+# secured so far (Foracio: also the fixed elements and napoletane already in the pile)
+OUT_OFF, OUT_IMMEDIATE, OUT_SECURED = 0, 1, 2
+
+# Rules.same_suit_bonus (Foracio): off, on, or on with a sweep by a same-suit capture scoring its scopa twice
+SAME_SUIT_SCORES, SAME_SUIT_DOUBLES_SCOPA = 1, 2
+
 MAX_PLAYERS = 4
 MAX_CATEGORIES = 16
 _ZEROS = np.zeros(52, dtype=np.int64)
@@ -70,7 +80,8 @@ class Rules(NamedTuple):
     primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
     napola: int = 0  # Scopa: 0/1
     primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
-    ace_sweeps: int = 0  # Foracio, Scopone ace_takes_all: a played ace takes the whole table (no sweep by default)
+    ace_sweeps: int = 0  # Foracio, Scopone ace_takes_all: a played ace takes the whole table; 1: no sweep (but see
+    # ace_scopa), 2: its sweep counts (Foracio ace_sweep_is_scopa, ACE_SWEEP_SCORES)
     ace_on_empty: int = ACE_CHOICE  # Foracio, Scopone: ACE_*
     ace_single_ordinary: int = 0  # Scopone: an ace taking exactly one table ace is an ordinary capture (may sweep)
     ace_scopa: int = 0  # Scopone: an ace take-all that empties the table counts as a sweep
@@ -78,10 +89,11 @@ class Rules(NamedTuple):
     ace_first_play: int = ACE_FIRST_FREE  # Scopone: ACE_FIRST_*
     sum_fewest: int = 0  # Scopa, Scopone sum_choice="fewest": only a card's captures with the fewest cards are legal
     re_bello: int = 0  # Scopa, Scopone: the king of coins scores 1 (category ``re_bello``)
-    same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once
+    same_suit_bonus: int = 0  # Foracio: a same-suit sum capture scores the capturing card's value at once; 2: and
+    # a sweep made by it scores its scopa twice (same_suit_scopa_total="3v")
     spade_majority: int = 0  # Foracio: the "spade" element is 7+ spades instead of the 7 of spades
     all_five_bonus: int = 6  # Foracio: points for winning all five fixed elements
-    mid_deal_out: int = 0  # a side whose banked + secured points reach the target wins at once
+    mid_deal_out: int = 0  # a side whose banked + secured points reach the target wins at once (OUT_*)
     last_capture_breaks_tie: int = 0  # Foracio: both sides past the target after a deal: last capturer wins
     clubs_tie_each: int = 0  # Skopa, 3 players: sides tied for most clubs score 1 each
     max_sum: int = 0  # Kaszino: largest value total of an exchange (0 = no cap)
@@ -107,6 +119,10 @@ class Rules(NamedTuple):
     sevens_rule: int = 0  # Escoba's sevens point: 0 most sevens, 1 ties broken by sixes/aces/fives, 2 primiera
     majority_tie_each: int = 0  # Escoba: a tie for a majority scores 1 to each tied side
     all_bonus: int = 0  # Escoba: all ten coins, all four sevens score 2
+    dealer_step: int = 1  # seats the deal passes on after each deal (1: to the next seat, 0: the dealer stays)
+    court_takes_all: int = 0  # 0/1: a rank-only card takes every table card of its rank in one move
+    small_card: int = 4  # Skopa: the card of the "two_clubs" category (the 2 of clubs, or the ace of spades)
+    countout: int = 0  # Scopa: a tie at the top past the target is settled by Parlett's count-out
     # For heuristics: a side holding ``cards_target`` cards has settled the cards category; ``count_suit`` (or
     # -1) is the suit whose count scores (coins, spades, clubs), settled at ``count_suit_target`` cards. Kaszino's
     # scoring reads the two targets as its thresholds.
@@ -300,7 +316,8 @@ class GameInfo:
     immediate: tuple[str, ...]  # categories scored at once by ``play`` events (their ``points``)
     mid_deal_out: bool  # a side can win in the middle of a deal (an ``out`` event)
     # When several sides reach the target at the end of a deal: "top" = the unique top total wins (a tie at the
-    # top plays another deal); "last_capture" = the side that made the deal's last capture wins.
+    # top plays another deal); "last_capture" = the side that made the deal's last capture wins; "countout" = as
+    # "top", but a tie at the top is settled by counting the deal out (Scopa's tie_break), or plays on.
     past_target: str
     max_deals: int | None = None  # most deals of one game; None = no bound (ties at the top play on)
 

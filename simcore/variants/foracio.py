@@ -16,6 +16,15 @@ Deliberate choices where RULES.md leaves room:
 * A scopa made with a court card when ``court_scopa_value="zero"`` still counts as a sweep (``sweep: true``) and
   scores 0.
 * ``all_five`` records the bonus above the plain 6 (42 by default), so the five element columns stay 0/1/2.
+* Part B options: ``court_values="10/10/10"`` changes only what a court scopa scores under
+  ``court_scopa_value="rank"`` (court values enter nothing else). ``table_ace_in_sums``: a table ace counts 1 in
+  sums and in a same-suit capture's suit test (it is a card of its suit). ``ace_sweep_is_scopa``: an ace taking
+  the whole table scores a scopa of 1 (never a same-suit bonus; an ace keeping itself takes no table card, so no
+  scopa). ``same_suit_scopa_total="3v"``: the scopa of a same-suit sweep scores 2v in ``scopa``, its bonus v in
+  ``same_suit``. ``declare="auto_on_secured_points"``: after every play the mover's side wins when its banked
+  total, this deal's immediate points and the deal points its pile already holds (which a pile cannot lose)
+  reach the target; that deal is scored in full from the piles, without the residue.
+  ``court_takes="all_same_rank"``: a court takes all the table's cards of its rank in one move.
 """
 
 from __future__ import annotations
@@ -31,8 +40,15 @@ from simcore.variants.base import (
     ACE_CHOICE,
     ACE_KEEP,
     ACE_STAY,
+    ACE_SWEEP_SCORES,
+    ACE_TAKES_ALL,
     FORACIO,
     FORCED_NAMES,
+    OUT_IMMEDIATE,
+    OUT_OFF,
+    OUT_SECURED,
+    SAME_SUIT_DOUBLES_SCOPA,
+    SAME_SUIT_SCORES,
     GameInfo,
     HeuristicWeights,
     RuleKey,
@@ -64,7 +80,6 @@ SEVEN_SPADES = card_id(7, SPADES)
 TWO_SPADES = card_id(2, SPADES)
 JACK_SPADES = card_id(11, SPADES)
 TEN_DIAMONDS = card_id(10, DIAMONDS)
-MAX_SUBSETS_ONE_SUM = 246  # subsets of 2..10 (4 each) with one sum
 
 KEYS = (
     RuleKey("players", 4, "four players in two partnerships (seats 0+2 v 1+3)", choices=(4,)),
@@ -98,10 +113,67 @@ KEYS = (
     RuleKey(
         "declare",
         "immediate",
-        "immediate: a side whose banked + immediate points reach the target wins at once; end_of_deal (F13)",
-        choices=("immediate", "end_of_deal"),
+        "immediate: a side whose banked + immediate points reach the target wins at once; auto_on_secured_points: "
+        "also counting the fixed elements and napoletane already in its pile; end_of_deal: no mid-deal win (F13)",
+        choices=("immediate", "end_of_deal", "auto_on_secured_points"),
+    ),
+    RuleKey(
+        "court_values",
+        "11/12/13",
+        "values of J/Q/K, which count only for scopa points under court_scopa_value=rank: 11/12/13, or 10/10/10 "
+        "(F1; unsourced, for testing the weight of scopa points)",
+        choices=("11/12/13", "10/10/10"),
+    ),
+    RuleKey(
+        "dealer_rotation",
+        "counter_clockwise",
+        "counter_clockwise: the next deal is dealt by the next dealer in playing order; fixed: the same dealer deals "
+        "every deal of the game (F2)",
+        choices=("counter_clockwise", "fixed"),
+    ),
+    RuleKey(
+        "court_takes",
+        "one",
+        "one: a court card takes one table card of its rank; all_same_rank: every table card of its rank (F4)",
+        choices=("one", "all_same_rank"),
+    ),
+    RuleKey("table_ace_in_sums", False, "an ace left on the table enters sums as 1 (F5)"),
+    RuleKey(
+        "ace_sweep_is_scopa",
+        False,
+        "an ace that takes the whole table scores a scopa of 1 (not on the deal's last play; for experiments, F5)",
+    ),
+    RuleKey(
+        "same_suit_scopa_total",
+        "2v",
+        "a scopa made by a same-suit sum capture of value v: 2v (scopa v + same-suit v), or 3v (scopa 2v) (F8)",
+        choices=("2v", "3v"),
     ),
 )
+COURT_VALUES = {"11/12/13": (11, 12, 13), "10/10/10": (10, 10, 10)}
+DECLARE = {"end_of_deal": OUT_OFF, "immediate": OUT_IMMEDIATE, "auto_on_secured_points": OUT_SECURED}
+
+
+def court_scopa(r: Mapping[str, Any]) -> tuple[int, int, int]:
+    """F1, F8: the scopa points of J, Q, K: their values (``court_values``) under ``court_scopa_value="rank"``."""
+    if r["court_scopa_value"] == "rank":
+        return COURT_VALUES[r["court_values"]]
+    return COURT_SCOPA[r["court_scopa_value"]]
+
+
+def sum_values(r: Mapping[str, Any]) -> dict[int, int]:
+    """F3, F5: capture values of the cards that enter sums: the numerals, and the ace as 1 with
+    ``table_ace_in_sums`` (a played ace still takes the whole table)."""
+    return dict(VALUE_OF_RANK) | ({1: 1} if r["table_ace_in_sums"] else {})
+
+
+@cache
+def most_subsets_one_sum(aces_in_sums: bool) -> int:
+    """Most sets of the pack's sum cards with one sum 2..10 (the sets one numeral can take): 246 for the
+    numerals, 1,702 with the aces as 1."""
+    values = [v for v in range(1 if aces_in_sums else 2, 11) for _ in range(4)]
+    counts = subset_sum_counts(values, 10)
+    return max(counts[2:])
 
 
 def card_weight(card: int, spade_majority: bool) -> int:
@@ -120,8 +192,11 @@ def card_weight(card: int, spade_majority: bool) -> int:
 def compile_foracio(r: Mapping[str, Any]) -> Rules:
     pack = pack_mask(range(1, 14))
     courts = pack_mask((11, 12, 13))
-    sweep_values = dict(VALUE_OF_RANK) | dict(zip((11, 12, 13), COURT_SCOPA[r["court_scopa_value"]], strict=True))
+    sweep_values = dict(VALUE_OF_RANK) | dict(zip((11, 12, 13), court_scopa(r), strict=True))
+    if r["ace_sweep_is_scopa"]:
+        sweep_values[1] = 1  # F8: a scopa scores its card's value
     majority = r["spade_element"] == "majority"
+    aces_in_sums = bool(r["table_ace_in_sums"])
     return Rules(
         variant=FORACIO,
         players=4,
@@ -133,22 +208,24 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
         target=int(r["target"]),
         forced_capture=FORCED_NAMES[r["forced_capture"]],
         n_categories=len(CATEGORIES),
-        max_moves=13 * (MAX_SUBSETS_ONE_SUM + 3 + 2),
+        max_moves=13 * (most_subsets_one_sum(aces_in_sums) + 3 + 2),
         card_weight=np.array([card_weight(c, majority) for c in range(N_CARDS)], dtype=np.int64),
-        sum_mask=pack_mask(range(2, 11)),
-        value_by_rank=pack_values(VALUE_OF_RANK),
+        sum_mask=pack_mask(range(1 if aces_in_sums else 2, 11)),
+        value_by_rank=pack_values(sum_values(r)),
         rank_only=courts,
         single_card_priority=int(bool(r["single_card_priority"])),
         sweep_mode=1,
         sweep_value_by_rank=pack_values(sweep_values),
         last_play_sweep=0,
-        ace_sweeps=1,
+        ace_sweeps=ACE_SWEEP_SCORES if r["ace_sweep_is_scopa"] else ACE_TAKES_ALL,
         ace_on_empty={"choice": ACE_CHOICE, "keep": ACE_KEEP, "stay": ACE_STAY}[r["ace_on_empty"]],
-        same_suit_bonus=1,
+        same_suit_bonus=SAME_SUIT_DOUBLES_SCOPA if r["same_suit_scopa_total"] == "3v" else SAME_SUIT_SCORES,
         spade_majority=int(majority),
         all_five_bonus=int(r["all_five_bonus"]),
-        mid_deal_out=int(r["declare"] == "immediate"),
+        mid_deal_out=DECLARE[r["declare"]],
         last_capture_breaks_tie=1,
+        dealer_step=0 if r["dealer_rotation"] == "fixed" else 1,
+        court_takes_all=int(r["court_takes"] == "all_same_rank"),
         cards_target=27,
         count_suit=3 if majority else -1,
         count_suit_target=7,
@@ -156,24 +233,25 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
 
 
 @cache
-def most_moves(forced: str, ace_on_empty: str) -> int:
-    """F3..F6: a numeral v takes a set of table numerals summing to v (at most the sets the rest of the pack's
-    numerals have), a court one table card of its rank (3 others), an ace the whole table, or on an empty table
-    itself and/or nothing (2 moves with "choice"); "none" adds each card's trail (an ace's trail is its stay).
-    A hand holds at most 13 cards: the 13 best bounds are the four 10s, 9s and 8s and a 7."""
+def most_moves(forced: str, ace_on_empty: str, court_takes: str = "one", aces_in_sums: bool = False) -> int:
+    """F3..F6: a numeral v takes a set of table sum cards summing to v (at most the sets the rest of the pack's
+    sum cards have: the numerals, and the aces as 1 with ``table_ace_in_sums``), a court one table card of its
+    rank (3 others; all of them in one move with ``court_takes="all_same_rank"``), an ace the whole table, or on
+    an empty table itself and/or nothing (2 moves with "choice"); "none" adds each card's trail (an ace's trail
+    is its stay). A hand holds at most 13 cards: the 13 best bounds are the four 10s, 9s and 8s and a 7."""
     numerals = [v for v in range(2, 11) for _ in range(4)]
-    counts = subset_sum_counts(numerals, 10)
+    counts = subset_sum_counts(numerals + ([1] * 4 if aces_in_sums else []), 10)
     per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in numerals]
-    per_card += [card_moves_bound(3, forced)] * 12  # courts
+    per_card += [card_moves_bound(1 if court_takes == "all_same_rank" else 3, forced)] * 12  # courts
     ace = 2 if forced == "none" or ace_on_empty == "choice" else 1
     per_card += [ace] * 4
     return hand_moves_bound(per_card, 13)
 
 
-def same_suit_points() -> int:
-    """F7: a same-suit capture by a numeral v takes numerals of its suit worth v, so it uses up 2v of that suit's
-    numerals, 2 + 3 + ... + 10 = 54: at most 27 points a suit, 108 in all."""
-    return 4 * (sum(range(2, 11)) // 2)
+def same_suit_points(aces_in_sums: bool = False) -> int:
+    """F7: a same-suit capture by a numeral v takes sum cards of its suit worth v, so it uses up 2v of that suit's
+    sum cards, 2 + 3 + ... + 10 = 54 (55 with the ace as 1): at most 27 points a suit, 108 in all."""
+    return 4 * ((sum(range(2, 11)) + (1 if aces_in_sums else 0)) // 2)
 
 
 def game_info(r: Mapping[str, Any]) -> GameInfo:
@@ -181,8 +259,11 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
     plies = 52  # F2: 13 cards each, no table cards, every card played
     sweeps = most_sweeps(plies, plies // 2, table_starts_empty=True, last_play_counts=False)  # F8: not the last
     # F8: a scopa scores its capturing card's value, and each is made by a different card (never an ace)
-    courts = COURT_SCOPA[r["court_scopa_value"]]
-    sweep_values = sorted([v for v in range(2, 11) for _ in range(4)] + [v for v in courts for _ in range(4)])
+    courts = court_scopa(r)
+    aces = [1] * 4 if r["ace_sweep_is_scopa"] else []  # F5 option: an ace's sweep scores 1
+    sweep_values = sorted([v for v in range(2, 11) for _ in range(4)] + [v for v in courts for _ in range(4)] + aces)
+    # F8 same_suit_scopa_total="3v": a same-suit sweep scores its scopa twice, so at most twice the values
+    doubled = 2 if r["same_suit_scopa_total"] == "3v" else 1
     points = {
         "cards": 2,  # F11: 27+ cards 2, and 1 each for the spade element, the 2 and jack of spades, the 10 of coins
         "spade": 1,
@@ -191,8 +272,8 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         "ten_diamonds": 1,
         "all_five": int(r["all_five_bonus"]) - 6,  # F11: the bonus above the plain 6
         "napoletana": 4 * 13,  # F12: a run of up to 13 cards in each suit
-        "scopa": sum(sweep_values[-sweeps:]),
-        "same_suit": same_suit_points(),
+        "scopa": doubled * sum(sweep_values[-sweeps:]),
+        "same_suit": same_suit_points(bool(r["table_ace_in_sums"])),
     }
     return GameInfo(
         players=4,
@@ -200,13 +281,13 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         pack_cards=52,
         max_plies=plies,
         max_hand=13,  # F2: the whole hand is dealt at once
-        max_moves=most_moves(r["forced_capture"], r["ace_on_empty"]),
+        max_moves=most_moves(r["forced_capture"], r["ace_on_empty"], r["court_takes"], bool(r["table_ace_in_sums"])),
         max_table=plies - 1,  # every trail but the mover's own card
         max_sweeps=sweeps,
         max_points=points,
         max_deal_total=sum(points.values()),
         immediate=("scopa", "same_suit"),
-        mid_deal_out=r["declare"] == "immediate",  # F13: banked + immediate points, after every play
+        mid_deal_out=r["declare"] != "end_of_deal",  # F13: banked + immediate (or secured) points, after a play
         past_target="last_capture",  # F13: both sides at 71 after a deal: the deal's last capturer wins
     )
 

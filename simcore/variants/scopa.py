@@ -15,6 +15,12 @@ Deliberate choices where RULES.md leaves room:
 * Part B's ``sum_choice`` (S5) and ``re_bello`` (S10) are Scopone's keys (``SUM_CHOICE``, ``RE_BELLO``), values
   and meaning included: "fewest" (S5 writes fewest_cards) keeps, of each played card's captures, those with the
   fewest cards. The ``re_bello`` category exists only when the key is on, so default Scopa rows keep 6 columns.
+* ``direction`` (S3) is recorded and nothing else: seat s+1 plays after seat s in either direction (A.2), so
+  ``cw`` only says that seat s+1 sits on seat s's left. It is a key so that a run states which game it models.
+* ``tie_break="parlett_countout"`` (S12, PARLETT): a tie at the top, at or past the target, is settled by
+  counting the last deal again from the totals before it, category by category (napola after primiera) and then
+  the scope one at a time in the order they were made; the first tied side to reach the target wins. Tied sides
+  that were already at the target before that deal (a tie carried over) reach it together: another deal.
 """
 
 from __future__ import annotations
@@ -81,6 +87,22 @@ KEYS = (
         choices=("table", "suits"),
     ),
     RuleKey("napola", False, "A-2-3 of coins scores 3, +1 per further consecutive coin (Italian extra)"),
+    RuleKey(
+        "direction",
+        "ccw",
+        "ccw: counter-clockwise, the dealer's right leads; cw: the dealer's left leads (S3). Changes nothing in "
+        "play, scoring or traces: seats are numbered in playing order (A.2), so the two are the same game; the "
+        "value is only recorded",
+        choices=("ccw", "cw"),
+    ),
+    RuleKey(
+        "tie_break",
+        "play_on",
+        "a tie at the top at or past the target after a deal: play_on (another deal), or parlett_countout (count "
+        "that deal's points again from the totals before it, cards, coins, settebello, primiera, napola, then the "
+        "scope in the order made: the first of the tied sides to reach the target wins) (S12)",
+        choices=("play_on", "parlett_countout"),
+    ),
 )
 # Part B keys Scopa shares with Scopone (RULES.md S5, S10; SC4, SC8): one declaration, one meaning, both games
 SUM_CHOICE = RuleKey(
@@ -153,6 +175,7 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
         n_categories=len(CATEGORIES) + int(bool(r["re_bello"])),
         max_moves=3 * MAX_SUBSETS_ONE_SUM + 3,
         **scopa_rule_fields(r),
+        countout=int(r["tie_break"] == "parlett_countout"),
     )
 
 
@@ -197,7 +220,8 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         max_deal_total=sum(points.values()),
         immediate=("scopa",),
         mid_deal_out=False,  # S12: the game is decided only after a deal
-        past_target="top",  # S12: the highest total at or above the target wins; a tie at the top plays on
+        # S12: the highest total at or above the target wins; a tie at the top plays on, or is counted out
+        past_target="countout" if r["tie_break"] == "parlett_countout" else "top",
     )
 
 

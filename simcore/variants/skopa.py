@@ -11,6 +11,10 @@ Deliberate choices where RULES.md leaves room:
 * A capture that leaves the table empty is a sweep, the deal's last play included (TRACE_FORMAT: "any capture
   that leaves the table empty"); it scores ``sweep_points`` (0 by default, so the trace marks it with 0 points).
 * With 3 players a tie for most clubs scores nothing (``clubs_tie="none"``) or 1 to each tied side (``"each"``).
+* The RUWIKI variant (``bonus_suit="hearts"``, ``small_card="As"``) keeps the category names ``clubs`` and
+  ``two_clubs`` (RULES.md A.4): they hold the majority of the bonus suit and the small card, whichever they are.
+  The control variates of the first player's advantage stay the clubs and the 2 of clubs (still mean zero by
+  symmetry under any rules, only less correlated with the result under the variant).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, N_CARDS, SUIT_MASK, card_id, pack_mask
+from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, HEARTS, N_CARDS, SPADES, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
     SKOPA,
@@ -42,6 +46,7 @@ from simcore.variants.base import (
 VALUE_OF_RANK = {r: r for r in range(1, 11)}
 CATEGORIES = ("cards", "clubs", "two_clubs", "ten_diamonds", "sweep")
 TWO_CLUBS = card_id(2, CLUBS)
+ACE_SPADES = card_id(1, SPADES)
 TEN_DIAMONDS = card_id(10, DIAMONDS)
 MAX_SUBSETS_ONE_SUM = 1702  # subsets of A..10 (4 each) with sum 10
 
@@ -68,19 +73,41 @@ KEYS = (
     RuleKey(
         "clubs_tie", "none", "3 players, tie for most clubs: none scores, or each tied side 1", choices=("none", "each")
     ),
+    RuleKey(
+        "court_takes",
+        "one",
+        "one: a court card takes one table card of its rank; all_same_rank: every table card of its rank (R5)",
+        choices=("one", "all_same_rank"),
+    ),
+    RuleKey(
+        "bonus_suit",
+        "clubs",
+        "the suit whose majority scores 1 (the 'clubs' category): clubs, or hearts (R11, the RUWIKI variant)",
+        choices=("clubs", "hearts"),
+    ),
+    RuleKey(
+        "small_card",
+        "2c",
+        "the card that scores 1 (the 'two_clubs' category): 2c, the 2 of clubs, or As, the ace of spades (R11)",
+        choices=("2c", "As"),
+    ),
 )
+BONUS_SUIT = {"clubs": CLUBS, "hearts": HEARTS}
+SMALL_CARD = {"2c": TWO_CLUBS, "As": ACE_SPADES}
 
 
-def card_weight(card: int) -> int:
-    """Point value of a card for heuristics: what taking it is worth towards this deal's points."""
-    weight = 1 if CARD_SUIT[card] == CLUBS else 0  # most clubs
-    if card in (TWO_CLUBS, TEN_DIAMONDS):
+def card_weight(card: int, bonus_suit: int = CLUBS, small_card: int = TWO_CLUBS) -> int:
+    """Point value of a card for heuristics: what taking it is worth towards this deal's points (the bonus suit's
+    majority, the small card, the 10 of diamonds)."""
+    weight = 1 if CARD_SUIT[card] == bonus_suit else 0  # most clubs (or hearts)
+    if card in (small_card, TEN_DIAMONDS):
         weight += 3
     return weight
 
 
 def compile_skopa(r: Mapping[str, Any]) -> Rules:
     players = int(r["players"])
+    suit, small = BONUS_SUIT[r["bonus_suit"]], SMALL_CARD[r["small_card"]]
     pack = pack_mask(range(1, 14))
     courts = pack_mask((11, 12, 13))
     return Rules(
@@ -95,7 +122,7 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
         forced_capture=FORCED_NAMES[r["forced_capture"]],
         n_categories=len(CATEGORIES),
         max_moves=4 * (MAX_SUBSETS_ONE_SUM + 3) + 4,
-        card_weight=np.array([card_weight(c) for c in range(N_CARDS)], dtype=np.int64),
+        card_weight=np.array([card_weight(c, suit, small) for c in range(N_CARDS)], dtype=np.int64),
         sum_mask=pack & ~courts,
         value_by_rank=pack_values(VALUE_OF_RANK),
         rank_only=courts,
@@ -104,20 +131,22 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
         last_play_sweep=1,
         clubs_tie_each=int(r["clubs_tie"] == "each"),
         cards_target=27,
-        count_suit=0,
+        count_suit=suit,
         count_suit_target=7,
+        small_card=small,
+        court_takes_all=int(r["court_takes"] == "all_same_rank"),
     )
 
 
 @cache
-def most_moves(forced: str) -> int:
+def most_moves(forced: str, court_takes: str = "one") -> int:
     """R5, R6: a numeral v takes a set of table numerals summing to v (at most the sets the rest of the pack's
-    numerals A..10 have), a court one table card of its rank (3 others); a hand holds at most 4 cards. Four
-    10s: 4 x 1,701 sets summing to 10."""
+    numerals A..10 have), a court one table card of its rank (3 others; all of them in one move with
+    ``court_takes="all_same_rank"``); a hand holds at most 4 cards. Four 10s: 4 x 1,701 sets summing to 10."""
     numerals = [v for v in range(1, 11) for _ in range(4)]
     counts = subset_sum_counts(numerals, 10)
     per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in numerals]
-    per_card += [card_moves_bound(3, forced)] * 12  # courts
+    per_card += [card_moves_bound(1 if court_takes == "all_same_rank" else 3, forced)] * 12  # courts
     return hand_moves_bound(per_card, 4)
 
 
@@ -141,7 +170,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         pack_cards=52,
         max_plies=plies,
         max_hand=4,  # R3: four cards a round
-        max_moves=most_moves(r["forced_capture"]),
+        max_moves=most_moves(r["forced_capture"], r["court_takes"]),
         max_table=4 + plies - 1,  # the 4 initial cards and every trail but the mover's own card
         max_sweeps=sweeps,
         max_points=points,
@@ -154,14 +183,15 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
 
 # The point policies' view of the cards (simcore.policies.weights: what a weight is, how the defaults were measured).
 def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> float:
-    return w["two_clubs"] * (c == card_id(2, CLUBS)) + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
+    small = SMALL_CARD[rules["small_card"]]
+    return w["two_clubs"] * (c == small) + w["ten_diamonds"] * (c == card_id(10, DIAMONDS))
 
 
 WEIGHTS = HeuristicWeights(
     defaults={"hold": 0.2, "card": 0.077, "club": 0.14, "two_clubs": 1.0, "ten_diamonds": 1.0},
     meanings={
-        "club": "points per club while the clubs majority is open",
-        "two_clubs": "points for the two of clubs",
+        "club": "points per club (per heart with bonus_suit=hearts) while that suit's majority is open",
+        "two_clubs": "points for the two of clubs (the ace of spades with small_card=As)",
         "ten_diamonds": "points for the ten of diamonds",
     },
     card_points=_card_points,
