@@ -220,6 +220,7 @@ def _card_points(w: Mapping[str, float], rules: Mapping[str, Any], c: int) -> fl
 WEIGHTS = HeuristicWeights(
     defaults={"hold": 0.05, "card": 0.05, "coin": 0.2, "velo": 1.0, "seven": 0.3, "six": 0.1, "ace": 0.05},
     meanings={
+        "hold": "points per unit of 15 minus its value (what it can take) a trailed card gives up: low cards take more",
         "coin": "points per coin (oros) while the coins majority is open",
         "velo": "points for the seven of coins (the velo point)",
         "seven": "share of the sevens point for a seven",
