@@ -80,6 +80,12 @@ def stop_hogs(hogs: list[subprocess.Popen]) -> None:
         hog.wait()
 
 
+def default_sigint() -> None:
+    """Give the run SIGINT's default disposition: a benchmark started in the background without job control (``cmd &``
+    in a script, ``nohup``) inherits SIGINT ignored, and Python installs no KeyboardInterrupt handler over that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def one_trial(sig: signal.Signals, cluster: bool, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """Start a run, signal it once a chunk plays, and time the exit."""
     out = folder / f"run-{time.monotonic_ns()}"
@@ -93,6 +99,7 @@ def one_trial(sig: signal.Signals, cluster: bool, args: argparse.Namespace, fold
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     lines = []
     for line in proc.stderr:
