@@ -17,6 +17,7 @@ from simcore.kernels.workspace import DECK, GAME_STATE_SIZE, HANDS, MOVES, PILES
 from simcore.policies import POLICIES, parse_policy, policy_arrays
 from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_GREEDY, POLICY_LOOKAHEAD, POLICY_POINTS, POLICY_RANDOM
 from simcore.rng import stream_state
+from simcore.variants import VARIANTS
 from simcore.variants.scopa import SPEC
 
 RULES = SPEC.compile(SPEC.resolve({}))
@@ -165,7 +166,7 @@ def test_defensive_does_not_leave_an_easy_sweep():
     assert play(ps, i) == (parse_mask("Kd"), 0)
 
 
-@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone", "escoba"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("policy", ["points", "defensive", "lookahead"])
 def test_point_policies_cannot_see_hidden_cards(variant, policy):
     """Redraw the other hands and the stock from the unseen cards: the same move and the same random stream."""
@@ -208,7 +209,7 @@ def test_point_policies_cannot_see_hidden_cards(variant, policy):
 
 
 @pytest.mark.parametrize("policy", ["mc:samples=4", "search:worlds=3,depth=2"])
-@pytest.mark.parametrize("variant", ["scopa", "kaszino", "foracio", "skopa", "scopone", "escoba"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
 def test_mc_cannot_see_hidden_cards(variant, policy):
     """The Monte Carlo (or search) seat's move and random stream do not change when the hidden cards are redrawn.
 
