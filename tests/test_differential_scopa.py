@@ -30,6 +30,9 @@ CONFIGS = [
     ({"tie_break": "parlett_countout", "direction": "cw"}, ["random", "greedy"]),
     ({"tie_break": "parlett_countout", "players": 3, "napola": True, "target": 5}, ["random"] * 3),
     ({"tie_break": "parlett_countout", "players": 4}, ["random", "greedy", "random", "greedy"]),
+    # S12 claim_out: a side claims the game once its sure points reach the target, mid-deal
+    ({"claim_out": "on"}, ["greedy", "random"]),
+    ({"claim_out": "on", "players": 3, "napola": True, "primiera": "suits"}, ["random", "greedy", "random"]),
 ]
 
 

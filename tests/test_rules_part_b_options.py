@@ -17,6 +17,7 @@ from simcore.kernels.scoring import countout_winner, deal_winner
 from simcore.reference import foracio as rf
 from simcore.reference import scopa as rs
 from simcore.reference import skopa as rk
+from simcore.reference.replay import replay_trace
 from simcore.variants import get_variant
 
 FORACIO, SCOPA, SKOPA = get_variant("foracio"), get_variant("scopa"), get_variant("skopa")
@@ -268,10 +269,93 @@ def test_s12_tie_break_parlett_countout(before, points, order, winner):
     assert kernel_countout(countout, totals, points, order) == winner
 
 
+def sure_in_both_engines(options: dict, piles: list[set[int]], sweeps: list[int]) -> list[dict[str, int]]:
+    """Each side's sure points (S12 claim_out) from the reference, checked equal to the kernels' category by
+    category (``scoring.scopa_secured``; the scope come from the deal's sweeps in both)."""
+    from simcore.kernels.scoring import SCOPA_SWEEPS, scopa_secured
+
+    rules = SCOPA.resolve(options)
+    players = rules["players"]
+    state = rs.DealState(players, 0, [set() for _ in range(players)], set(), [])
+    state.piles, state.sweeps = [set(p) for p in piles], list(sweeps)
+    expected = rs.sure_points(rules, state)
+    compiled = SCOPA.compile(rules)
+    masks = np.array([sum(1 << c for c in p) for p in piles] + [0] * (4 - len(piles)), np.int64)
+    for side, points in enumerate(expected):
+        for k, category in enumerate(SCOPA.categories_for(rules)):
+            got = sweeps[side] if k == SCOPA_SWEEPS else int(scopa_secured(compiled, masks, side, k))
+            assert got == points[category], (side, category, options, piles)
+    return expected
+
+
+def test_s12_claim_out_sure_points_on_a_worked_position():
+    """X holds 21 cards with 6 coins, the settebello and the 7 of every suit; Y holds 3. X is sure of the cards
+    (21 of 40), the coins (6 of 10), the settebello and the primiera (its 4 x 21 = 84 against the 4 x 18 = 72 that
+    Y could make at best with every card nobody holds yet: the sevens are all X's). Y is sure of nothing."""
+    x = pile("7c 7d 7h 7s Ad 2d 3d 4d 5d Jc Qc Kc Jh Qh Kh Js Qs Ks 2c 3c 4c")
+    y = pile("6d Jd 5c")
+    sure = sure_in_both_engines({}, [x, y], [1, 0])
+    assert sure[0] == {"cards": 1, "coins": 1, "settebello": 1, "primiera": 1, "scopa": 1, "napola": 0}
+    assert sure[1] == dict.fromkeys(rs.CATEGORIES, 0)
+    # without 4c and 5d, X's 19 cards and 5 coins settle neither majority: Y could still reach 21 cards, 5 coins
+    sure = sure_in_both_engines({}, [x - pile("4c 5d"), y], [0, 0])
+    assert sure[0]["cards"] == 0 and sure[0]["coins"] == 0 and sure[0]["settebello"] == 1
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"players": 3, "napola": True},
+        {"players": 4, "primiera": "suits", "re_bello": True},
+        {"players": 3, "primiera": "suits"},
+    ],
+)
+def test_s12_claim_out_sure_points_match_the_reference_on_random_piles(options):
+    """Random captured piles (any share of the pack, split at random among the sides): the kernels' sure points
+    are the reference's, which it finds by trying every other side taking every card nobody holds yet."""
+    import random
+
+    rng = random.Random(5)
+    players = options.get("players", 2)
+    sides = 2 if players == 4 else players
+    for _ in range(300):
+        taken = rng.sample(sorted(rs.PACK_SET), rng.randrange(0, 41))
+        piles = [set() for _ in range(sides)]
+        for card in taken:
+            piles[rng.randrange(sides)].add(card)
+        sure_in_both_engines({**options, "claim_out": "on"}, piles, [rng.randrange(3) for _ in range(sides)])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_s12_claim_out_ends_games_by_a_claim_in_both_engines(players):
+    """claim_out=on: games end right after a claimant's play, on its banked and sure points (an out event, the
+    deal scored on the points each side is sure of); the reference plays the same games, and without the key
+    no game ends mid-deal."""
+    policies = ["greedy", "random", "greedy", "random"][:players]
+    rules = {"players": players, "claim_out": "on"}
+    config = RunConfig.create("scopa", policies=policies, rules=rules, seed=12)
+    rows = api.play_chunk(config, np.arange(60, dtype=np.int64))
+    assert rows.mid_deal.sum() > 20  # claims are common: a side is often sure of 11 before the deal ends
+    off_config = RunConfig.create("scopa", policies=policies, rules={"players": players}, seed=12)
+    off = api.play_chunk(off_config, np.arange(60))
+    assert off.mid_deal.sum() == 0
+    for trace in api.trace(config, range(20)):
+        assert trace == rs.play_game(config.seed, trace["game"], dict(config.rules), list(config.policies))
+        events = trace["events"]
+        if any(e["type"] == "out" for e in events):
+            out, score, end = events[-3:]
+            assert out["type"] == "out" and score["type"] == "score" and end["type"] == "end"
+            claimant = out["seat"] % 2 if players == 4 else out["seat"]
+            assert end["winner"] == claimant and score["totals"][claimant] >= 11
+        replay_trace(trace)
+
+
 def test_unknown_values_of_the_new_keys_are_errors():
     from simcore.errors import ConfigError
 
-    for spec, key in ((FORACIO, "court_takes"), (SKOPA, "bonus_suit"), (SCOPA, "tie_break"), (FORACIO, "declare")):
+    keys = ((FORACIO, "court_takes"), (SKOPA, "bonus_suit"), (SCOPA, "tie_break"), (SCOPA, "claim_out"))
+    for spec, key in (*keys, (FORACIO, "declare")):
         with pytest.raises(ConfigError, match="not allowed"):
             spec.resolve({key: "sideways"})
     with pytest.raises(ConfigError):

@@ -29,7 +29,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, first_play_rules, legal_moves, move_rules
-from simcore.kernels.scoring import foracio_pile_points, kaszino_scoring, kaszino_sure_points
+from simcore.kernels.scoring import foracio_pile_points, kaszino_scoring, kaszino_sure_points, scopa_secured_total
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
@@ -72,6 +72,7 @@ from simcore.variants.base import (
     ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
     LEADER_OPPONENT,
+    OUT_CLAIM,
     OUT_SECURED,
     RESIDUE_DEALER,
     RESIDUE_NON_DEALER,
@@ -330,6 +331,14 @@ def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
 
 
 @kernel(nrt=False)
+def claim_reached(rules, gs, side, target):
+    """Scopa's ``claim_out``: whether ``side``'s banked points, its scope of the deal and the points it is sure of
+    (``scoring.scopa_secured``) reach the target, so that it claims the game after its play."""
+    banked = gs[TOTALS + side] + gs[SWEEP_PTS + side]
+    return banked + scopa_secured_total(rules, gs[PILES : PILES + rules.n_sides], side) >= target
+
+
+@kernel(nrt=False)
 def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
     """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
 
@@ -391,6 +400,13 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         if take == 0:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_PLAY, seat, KIND_TRAIL, 0, 0, play, 0)
+            # with 3 sides, another side's capture can make the mover sure of a point: it claims after any play
+            if mid_deal_out == OUT_CLAIM and claim_reached(rules, gs, side, target):
+                if ev_slot >= 0:
+                    ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
+                gs[DS_OUT_SIDE] = side
+                status = DEAL_OUT
+                break
             continue
         gs[PILES + side] |= take | play
         last_capturer = seat
@@ -427,6 +443,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         if mid_deal_out == OUT_SECURED:  # F13 "auto_on_secured_points": the pile's points are secured too
             banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
             secured = banked + foracio_pile_points(rules, gs[PILES + side]) >= target
+        elif mid_deal_out == OUT_CLAIM:  # Scopa's claim_out: the mover's side claims once it is sure of the target
+            secured = claim_reached(rules, gs, side, target)
         else:  # the totals are read only after a scoring capture
             secured = mid_deal_out != 0 and points > 0
             secured = secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_SECURED, SCOPA, SCOPONE, SKOPA
+from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_CLAIM, OUT_SECURED, SCOPA, SCOPONE, SKOPA
 
 # Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
@@ -120,6 +120,70 @@ def score_scopa(rules, piles, sweep_pts, points, work):
     w = primiera_winner(rules, piles, work)
     if w >= 0:
         points[w, PRIMIERA] = 1
+
+
+@kernel(nrt=False)
+def scopa_secured(rules, piles, side, category):
+    """The points of a Scopa ``category`` (not the scope) that ``side`` holds for sure in the middle of a deal,
+    however the cards nobody has captured yet end up (``claim_out``, S12): a majority once no other side could
+    reach its count even with every uncaptured card, the primiera once its sum (or, under "suits", each suit's
+    best card) beats the best any other side could still make, the settebello and the re bello once captured,
+    the napola run made so far (a run only grows)."""
+    n = rules.n_sides
+    free = rules.pack
+    for other in range(n):
+        free &= ~piles[other]
+    mine = piles[side]
+    if category in (CARDS, COINS):
+        within = -1 if category == CARDS else DIAMONDS_MASK
+        count = popcount(mine & within)
+        for other in range(n):
+            if other != side and popcount(piles[other] & within) + popcount(free & within) >= count:
+                return 0
+        return 1 if count > 0 else 0
+    if category == SETTEBELLO:
+        return (mine >> SETTEBELLO_BIT) & 1
+    if category == RE_BELLO:
+        return (mine >> KING_DIAMONDS_BIT) & 1 if rules.re_bello else 0
+    if category == NAPOLA:
+        return napola_points(mine) if rules.napola else 0
+    if category != PRIMIERA:
+        return 0
+    if rules.primiera == 0:  # points table: a sure sum beats the largest sum any other side could still make
+        total = 0
+        for suit in range(4):
+            b = best_in_suit(mine, suit, rules.primiera_value)
+            if b == 0:
+                return 0
+            total += b
+        for other in range(n):
+            if other == side:
+                continue
+            best = 0
+            for suit in range(4):
+                b = best_in_suit(piles[other] | free, suit, rules.primiera_value)
+                if b == 0:  # that side can never hold the suit: it cannot take the primiera
+                    best = -1
+                    break
+                best += b
+            if best >= total:
+                return 0
+        return 1
+    for suit in range(4):  # suits: in every suit a best card no other side could still match
+        b = best_in_suit(mine, suit, rules.primiera_value)
+        for other in range(n):
+            if other != side and best_in_suit(piles[other] | free, suit, rules.primiera_value) >= b:
+                return 0
+    return 1
+
+
+@kernel(nrt=False)
+def scopa_secured_total(rules, piles, side):
+    """Every point ``side`` is sure of in the deal so far except its scope (``scopa_secured``, all categories)."""
+    total = 0
+    for category in range(rules.n_categories):
+        total += scopa_secured(rules, piles, side, category)
+    return total
 
 
 @inline_kernel
@@ -323,7 +387,11 @@ def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):
             points[side, k] = 0
-    if rules.variant == SCOPA or rules.variant == SCOPONE:  # Scopone scores as Scopa (SC7, SC8)
+    if partial and rules.mid_deal_out == OUT_CLAIM:  # a claim: the points each side is sure of, and its scope
+        for side in range(rules.n_sides):
+            for k in range(rules.n_categories):
+                points[side, k] = sweep_pts[side] if k == SCOPA_SWEEPS else scopa_secured(rules, piles, side, k)
+    elif rules.variant == SCOPA or rules.variant == SCOPONE:  # Scopone scores as Scopa (SC7, SC8)
         score_scopa(rules, piles, sweep_pts, points, work)
     elif rules.variant == SKOPA:
         score_skopa(rules, piles, sweep_pts, points, work)

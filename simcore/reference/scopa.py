@@ -289,6 +289,34 @@ def deal_total(points: Mapping[str, int]) -> int:
     return sum(points.values())
 
 
+def sure_points(rules: Mapping[str, Any], state: DealState) -> list[dict[str, int]]:
+    """``claim_out``: the deal points each side is sure of in the middle of a deal, per category (the scope as
+    made). A side's counts, sums and runs only grow as it captures, so the worst that the cards nobody has captured
+    yet can do to it is that one other side takes them all: a side is sure of a point that it scores in each of
+    those completions."""
+    free = set(PACK_SET).difference(*state.piles)
+    sure = []
+    for side in range(len(state.piles)):
+        worst: dict[str, int] | None = None
+        for other in range(len(state.piles)):
+            if other == side:
+                continue
+            piles = [set(p) | (free if i == other else set()) for i, p in enumerate(state.piles)]
+            points = score_deal(rules, piles, state.sweeps)[side]
+            worst = points if worst is None else {k: min(worst[k], v) for k, v in points.items()}
+        sure.append(worst)
+    return sure
+
+
+def claims_out(rules: Mapping[str, Any], state: DealState, seat: int, totals: Sequence[int]) -> bool:
+    """``claim_out="on"`` (S12): whether ``seat`` claims right after its play, its side's total so far and the
+    deal's sure points (:func:`sure_points`) reaching the target. A claim made on sure points is never false."""
+    if rules["claim_out"] != "on":
+        return False
+    side = side_of(seat, state.players)
+    return totals[side] + deal_total(sure_points(rules, state)[side]) >= rules["target"]
+
+
 def countout_order(points: Mapping[str, int], side: int, sweep_order: Sequence[int]) -> list[int]:
     """S12 count-out (PARLETT): a side's points of the last deal in the order they are counted again: cards,
     coins, settebello, primiera, napola, then one entry per scopa made in the deal (0 for the other sides'
@@ -385,6 +413,7 @@ __all__ = [  # also what simcore.reference.stock reads of this module (StockGame
     "card_names",
     "choose_greedy",
     "choose_random",
+    "claims_out",
     "deal_cards",
     "deal_total",
     "deal_winner",
@@ -401,5 +430,6 @@ __all__ = [  # also what simcore.reference.stock reads of this module (StockGame
     "score_deal",
     "shuffled_pack",
     "subsets_with_sum",
+    "sure_points",
     "value_of",
 ]

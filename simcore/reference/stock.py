@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from simcore.cards import mask_of
 from simcore.reference import events as ev
 from simcore.reference.checking import TraceReader
-from simcore.reference.common import deal_round, game_winner, n_sides, playing_order, sides_of
+from simcore.reference.common import deal_round, game_winner, n_sides, playing_order, side_of, sides_of
 from simcore.reference.piles import DealState, PlayResult
 from simcore.reference.policies import PolicyView
 from simcore.reference.rng import DEAL_STREAM, Stream, policy_stream_index
@@ -75,6 +75,13 @@ def deal_moves(g: StockGame, rules: Mapping[str, Any], state: DealState, seat: i
     return g.legal_moves(rules, state.hands[seat], state.table)
 
 
+def claims_out(g: StockGame, rules: Mapping[str, Any], state: DealState, seat: int, totals: Sequence[int]) -> bool:
+    """Whether ``seat`` claims the game right after its play: the game's ``claims_out`` if it has one (Scopa's
+    ``claim_out``; it then also has ``sure_points``), else never."""
+    claims = getattr(g, "claims_out", None)
+    return claims is not None and claims(rules, state, seat, totals)
+
+
 def deal_winner(
     g: StockGame, rules: Mapping[str, Any], totals: list[int], points: list, state: DealState
 ) -> int | None:
@@ -103,7 +110,14 @@ def play_stock_game(
             raise RuntimeError(f"game {game} (seed {seed}) did not end within {g.MAX_DEALS} deals")
         dealer = (first_dealer + deal) % players
         state = g.deal_cards(frozen_rules, deal, dealer, deal_stream, events)
-        _play_deal(g, frozen_rules, state, names, policy_streams, events)
+        claimant = _play_deal(g, frozen_rules, state, names, policy_streams, events, totals)
+        if claimant is not None:  # a claim (Scopa's claim_out): the deal ends here, scored on its sure points
+            points = g.sure_points(frozen_rules, state)
+            totals = [t + g.deal_total(p) for t, p in zip(totals, points, strict=True)]
+            events.append(ev.out_event(claimant))
+            events.append(ev.score_event(deal, points, totals))
+            events.append(ev.end_event(side_of(claimant, players), totals))
+            break
         residue = g.award_residue(state)
         if residue is not None:
             events.append(ev.residue_event(residue))
@@ -124,14 +138,16 @@ def _play_deal(
     policies: Sequence[str],
     streams: Sequence[Stream],
     events: list[dict[str, Any]],
-) -> None:
+    totals: Sequence[int],
+) -> int | None:
     """Turns from the first seat; when every hand is empty, a new round of hands (its hand events right before
-    the round's first play) until the stock is out."""
+    the round's first play) until the stock is out. Returns the seat that claimed the game after its play (a
+    game with ``claims_out``), or None once the deal is over."""
     seat = state.first
     while True:
         if state.hands_empty():
             if not state.stock:
-                return
+                return None
             hand_size = deal_sizes(g, rules)[0]
             for s, cards in deal_round(state.stock, playing_order(state.first, state.players), hand_size).items():
                 state.hands[s] |= set(cards)
@@ -142,6 +158,8 @@ def _play_deal(
         result = g.apply_play(rules, state, seat, move)
         shown = 0 if result.kind == "keep" else move[1]  # a kept ace shows no take (TRACE_FORMAT.md)
         events.append(ev.play_event(seat, g.play_mask(move), shown, result))
+        if claims_out(g, rules, state, seat, totals):
+            return seat
         seat = (seat + 1) % state.players
 
 
@@ -170,7 +188,13 @@ class StockChecker(TraceReader):
             if state is None:
                 continue
             self.read_opening(state, dealer)
-            self.play_deal(state)
+            claimant = self.play_deal(state, totals)
+            if claimant is not None:
+                points = g.sure_points(self.rules, state)
+                totals = [t + g.deal_total(p) for t, p in zip(totals, points, strict=True)]
+                self.read_score(deal, points, totals, g.SPEC.categories_for(self.rules))
+                self.read_end(side_of(claimant, self.players), totals)
+                return
             totals, points = self.end_deal(state, deal, totals)
             winner = deal_winner(g, self.rules, totals, points, state)
             if winner is not None:
@@ -208,14 +232,15 @@ class StockChecker(TraceReader):
         self.check(sorted(self.cards(index, event)) == due[1], index, "the opening takes the whole initial table")
         self.same(index, "opening points", self.field(index, event, "points"), due[2])
 
-    def play_deal(self, state: DealState) -> None:
-        """Every play of a deal, with a new round of hands whenever every hand is empty."""
+    def play_deal(self, state: DealState, totals: Sequence[int]) -> int | None:
+        """Every play of a deal, with a new round of hands whenever every hand is empty; the seat whose claim (an
+        ``out`` event right after its play, exactly when the rules make one) ended the deal, or None."""
         g = self.g
         seat = state.first
         while True:
             if state.hands_empty():
                 if not state.stock:
-                    return
+                    return None
                 order = playing_order(state.first, self.players)
                 hands, _ = self.read_dealing_step(order, deal_sizes(g, self.rules)[0], None, state.stock)
                 for s, cards in hands.items():
@@ -226,6 +251,11 @@ class StockChecker(TraceReader):
             move = g.move_of(played[0], 1 << played[0] if kept else mask_of(taken))
             self.check_move(index, event, move, deal_moves(g, self.rules, state, seat))
             self.check_result(index, event, g.apply_play(self.rules, state, seat, move))
+            if claims_out(g, self.rules, state, seat, totals):
+                index, event = self.take("out")
+                self.same(index, "claiming seat", self.field(index, event, "seat"), seat)
+                return seat
+            self.check(self.peek_type() != "out", self.pos, "a claim the rules do not make")
             seat = (seat + 1) % self.players
 
     def end_deal(self, state: DealState, deal: int, totals: list[int]) -> tuple[list[int], list]:

@@ -41,7 +41,7 @@ ACE_TAKES_ALL, ACE_SWEEP_SCORES = 1, 2
 
 # Rules.mid_deal_out: off, on the points scored at once (Foracio's scope and same-suit points), or on every point
 # secured so far (Foracio: also the fixed elements and napoletane already in the pile)
-OUT_OFF, OUT_IMMEDIATE, OUT_SECURED = 0, 1, 2
+OUT_OFF, OUT_IMMEDIATE, OUT_SECURED, OUT_CLAIM = 0, 1, 2, 3  # OUT_CLAIM: Scopa's claim_out
 
 # Rules.same_suit_bonus (Foracio): off, on, or on with a sweep by a same-suit capture scoring its scopa twice
 SAME_SUIT_SCORES, SAME_SUIT_DOUBLES_SCOPA = 1, 2

@@ -21,6 +21,12 @@ Deliberate choices where RULES.md leaves room:
   counting the last deal again from the totals before it, category by category (napola after primiera) and then
   the scope one at a time in the order they were made; the first tied side to reach the target wins. Tied sides
   that were already at the target before that deal (a tie carried over) reach it together: another deal.
+* ``claim_out="on"`` (S12, PAGAT-S's *chiamarsi fuori*; a false claim loses): a claim is made right after the
+  claimant's own play, and the built-in players (like any player who counts) claim exactly when their banked
+  points, the scope of the deal and the points they are sure of reach the target. Sure means whatever happens to
+  the cards not captured yet (``kernels.scoring.scopa_secured``), so no claim is false and a false claim never
+  has to be settled. The deal is then scored with the points each side is sure of (TRACE_FORMAT.md, a game that
+  ends in the middle of a deal); without a claim the deal ends as usual.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import numpy as np
 from simcore.cards import CARD_RANK, CARD_SUIT, DIAMONDS, N_CARDS, RANK_MASK, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
+    OUT_CLAIM,
+    OUT_OFF,
     SCOPA,
     GameInfo,
     HeuristicWeights,
@@ -102,6 +110,14 @@ KEYS = (
         "that deal's points again from the totals before it, cards, coins, settebello, primiera, napola, then the "
         "scope in the order made: the first of the tied sides to reach the target wins) (S12)",
         choices=("play_on", "parlett_countout"),
+    ),
+    RuleKey(
+        "claim_out",
+        "off",
+        "on: a side may claim the game in the middle of a deal (chiamarsi fuori; S12, PAGAT-S) and a false claim "
+        "loses; the built-in players claim right after their own play, once their banked and sure points reach the "
+        "target, so no claim is false (an out event, the deal scored with the points each side is sure of)",
+        choices=("off", "on"),
     ),
 )
 # Part B keys Scopa shares with Scopone (RULES.md S5, S10; SC4, SC8): one declaration, one meaning, both games
@@ -176,6 +192,7 @@ def compile_scopa(r: Mapping[str, Any]) -> Rules:
         max_moves=3 * MAX_SUBSETS_ONE_SUM + 3,
         **scopa_rule_fields(r),
         countout=int(r["tie_break"] == "parlett_countout"),
+        mid_deal_out=OUT_CLAIM if r["claim_out"] == "on" else OUT_OFF,
     )
 
 
@@ -219,7 +236,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         max_points=points,
         max_deal_total=sum(points.values()),
         immediate=("scopa",),
-        mid_deal_out=False,  # S12: the game is decided only after a deal
+        mid_deal_out=r["claim_out"] == "on",  # S12: after a deal, or by a claim after a side's play
         # S12: the highest total at or above the target wins; a tie at the top plays on, or is counted out
         past_target="countout" if r["tie_break"] == "parlett_countout" else "top",
     )
