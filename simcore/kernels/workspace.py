@@ -31,8 +31,8 @@ Decision space ``ps`` (int64 slots)::
     STREAM_KEY [4]   initial state of seat s's policy stream: the root of its substreams (``simcore.rng``)
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
-    RI      [26]     the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
-                     (allocated in its order; ``RI.<Rules field>`` is the slot)
+    RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
+                     (allocated in its order, n = 26 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
     TCARDS  [10]     compressed table cards for the subset sums (SMALL_TABLE of them)
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
