@@ -84,9 +84,9 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON])
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table: the loop lists the moves instead
-                assert bin(table & rs[2]).count("1") > QUICK_TABLE
+                assert bin(table & rs.sum_mask).count("1") > QUICK_TABLE
                 continue
-            aces += bool(rs[5] and hand & 0xF)
+            aces += bool(rs.ace_sweeps and hand & 0xF)
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -95,7 +95,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert (play, take) == expected, (variant, overrides, policy, cards_of(hand), cards_of(table))
             assert ps[RNG + 1] == after_quick
     assert quick > 4500  # most positions take the quick path
-    assert aces > 3000 or not rs[5]  # the aces that take all (Foracio, Scopone) are decided on the quick path too
+    assert aces > 3000 or not rs.ace_sweeps  # the aces that take all (Foracio, Scopone) are decided quick too
 
 
 @pytest.mark.parametrize(

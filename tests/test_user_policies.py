@@ -322,9 +322,8 @@ def test_the_view_a_policy_reads_ends_before_the_engine_slots():
     from simcore.policies.usercall import FAULT_VALUE
 
     assert policy_api.VIEW_SIZE == VIEW_N_MOVES + 1 <= FAULT_VALUE - VIEW < FAULT
-    # Scopone's four, R_SUM_TO (Escoba's capture total) and R_COURT_ALL were added after the others, no slot
-    # moved: still version 1
-    assert policy_api.RULES_SIZE == 78 and policy_api.R_COURT_ALL == 77 and policy_api.VIEW_VERSION == 1
+    # the rule slots are appended, never moved, within version 1 (tests/test_ruleinfo.py pins their numbers)
+    assert policy_api.RULES_SIZE >= 78 and policy_api.R_COURT_ALL == 77 and policy_api.VIEW_VERSION == 1
 
 
 def test_error_an_exception_in_the_policy_is_named(tmp_path):

@@ -53,7 +53,7 @@ from simcore.kernels.workspace import (
     HANDS,
     MOVES,
     PILES,
-    RI_PLAYERS,
+    RI,
     SAME_SUIT,
     SWEEP_COUNT,
     SWEEP_ORDER,
@@ -223,7 +223,7 @@ def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_
     ps[VIEW + VIEW_DEAL] = deal_idx
     ps[VIEW + VIEW_PLAY] = t
     ps[VIEW + VIEW_OPEN] = open_hand
-    players = ps[RI_PLAYERS]
+    players = ps[RI.players]
     ps[VIEW + VIEW_NEXT_COUNT] = popcount(gs[HANDS + (seat + 1) % players])
     in_hands = 0
     for s in range(players):

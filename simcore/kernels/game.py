@@ -46,6 +46,7 @@ from simcore.kernels.deal import (  # noqa: F401  (EV_*, KIND_*, VIEW_*, MOVES_*
     run_deal,
     start_deal,
 )
+from simcore.kernels.ruleinfo import rule_values
 from simcore.kernels.scoring import deal_winner, score_deal
 from simcore.kernels.workspace import (
     DEAL_RNG,
@@ -59,33 +60,8 @@ from simcore.kernels.workspace import (
     MAX_SAMPLES,
     MOVES,
     PILES,
-    RI_ACE_ON_ACE,
-    RI_ACE_ON_EMPTY,
-    RI_ACE_SCOPA,
-    RI_ACE_SINGLE,
-    RI_ACE_SWEEPS,
-    RI_CARDS_TARGET,
-    RI_COUNT_SUIT,
-    RI_COUNT_SUIT_TARGET,
-    RI_COURT_ALL,
-    RI_FORCED,
-    RI_LAST_SWEEP,
-    RI_MAX_HAND,
-    RI_MAX_SUM,
-    RI_PACK,
-    RI_PLAYERS,
-    RI_PRIORITY,
-    RI_RANK_ONLY,
-    RI_SAME_SUIT,
-    RI_SUM_FEWEST,
-    RI_SUM_MASK,
-    RI_SUM_TO,
-    RI_SWEEP_MODE,
-    RI_SWEEP_POINTS,
-    RI_SWEEP_VALUE_BY_RANK,
-    RI_TURNS,
-    RI_VALUE_BY_RANK,
     RNG,
+    RULE_INFO,
     SAME_SUIT,
     STREAM_KEY,
     SUBSTREAM,
@@ -214,35 +190,13 @@ def record_deal(slot, d, dealer, rules, out, s, partial):
 
 @kernel
 def fill_rule_info(ps, rules):
-    """Copy into the decision space the rules a policy may need: card weights, capture and sweep rules."""
+    """Copy into the decision space the rules a policy may need: card weights, then every entry of
+    ``ruleinfo.POLICY_RULES`` into its slot (``workspace.RI``)."""
     for c in range(52):
         ps[WEIGHT + c] = rules.card_weight[c]
-    ps[RI_PACK] = rules.pack
-    ps[RI_SUM_MASK] = rules.sum_mask
-    ps[RI_VALUE_BY_RANK] = rules.value_by_rank
-    ps[RI_RANK_ONLY] = rules.rank_only
-    ps[RI_PRIORITY] = rules.single_card_priority
-    ps[RI_SWEEP_MODE] = rules.sweep_mode
-    ps[RI_SWEEP_POINTS] = rules.sweep_points
-    ps[RI_SWEEP_VALUE_BY_RANK] = rules.sweep_value_by_rank
-    ps[RI_LAST_SWEEP] = rules.last_play_sweep
-    ps[RI_ACE_SWEEPS] = rules.ace_sweeps
-    ps[RI_SAME_SUIT] = rules.same_suit_bonus
-    ps[RI_FORCED] = rules.forced_capture
-    ps[RI_ACE_ON_EMPTY] = rules.ace_on_empty
-    ps[RI_MAX_SUM] = rules.max_sum
-    ps[RI_MAX_HAND] = rules.max_hand_cards
-    ps[RI_TURNS] = rules.turns
-    ps[RI_PLAYERS] = rules.players
-    ps[RI_CARDS_TARGET] = rules.cards_target
-    ps[RI_COUNT_SUIT] = rules.count_suit
-    ps[RI_COUNT_SUIT_TARGET] = rules.count_suit_target
-    ps[RI_SUM_FEWEST] = rules.sum_fewest
-    ps[RI_ACE_ON_ACE] = rules.ace_on_ace
-    ps[RI_ACE_SINGLE] = rules.ace_single_ordinary
-    ps[RI_ACE_SCOPA] = rules.ace_scopa
-    ps[RI_SUM_TO] = rules.sum_to
-    ps[RI_COURT_ALL] = rules.court_takes_all
+    values = rule_values(rules)
+    for k in range(len(values)):
+        ps[RULE_INFO + k] = values[k]
 
 
 @kernel

@@ -6,8 +6,8 @@ Moves are listed
 in the canonical order ascending by (play, take): the order in which ``random`` indexes them and ``greedy``
 breaks ties, and the one the reference engines use.
 
-``rs`` is the tuple of rule scalars the generators need (see ``move_rules``); a tuple of ints is passed by value,
-so it costs no reference counting.
+``rs`` is the record of rule scalars the generators need (``ruleinfo.MoveRules``, read by name: ``rs.sum_to``;
+see ``move_rules``); a tuple of ints is passed by value, so it costs no reference counting.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from simcore.kernels.captures import (
     put_move,
     table_subset_sums,
 )
+from simcore.kernels.ruleinfo import move_rules_of, replaced
 from simcore.kernels.workspace import MOVES
 from simcore.variants.base import (
     ACE_FIRST_BANNED,
@@ -34,44 +35,29 @@ from simcore.variants.base import (
 )
 
 ACES = 0xF
-ACES_BANNED = -1  # ``rs[5]`` of the deal's first play under ace_first_play="banned": aces may not be played
+ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
 @kernel
 def move_rules(rules):
-    """The rule scalars of the move generators, in ``rs`` order: 0 forced, 1 priority, 2 sum_mask, 3 value_by_rank,
-    4 rank_only, 5 ace_sweeps, 6 ace_on_empty, 7 max_sum, 8 max_hand_cards, 9 sum_fewest, 10 ace_on_ace, 11 sum_to,
-    12 court_takes_all
-    (``policies.heuristics.reply_rules`` reads the same from the decision space, in the same order)."""
-    return (
-        rules.forced_capture,
-        rules.single_card_priority,
-        rules.sum_mask,
-        rules.value_by_rank,
-        rules.rank_only,
-        rules.ace_sweeps,
-        rules.ace_on_empty,
-        rules.max_sum,
-        rules.max_hand_cards,
-        rules.sum_fewest,
-        rules.ace_on_ace,
-        rules.sum_to,
-        rules.court_takes_all,
-    )
+    """The rule scalars of the move generators: the ``MoveRules`` record of ``rules`` (the entries of
+    ``ruleinfo.POLICY_RULES`` marked ``moves``; ``policies.heuristics.reply_rules`` reads the same record from the
+    decision space)."""
+    return move_rules_of(rules)
 
 
 @kernel
 def first_play_rules(rules):
     """``move_rules`` for the deal's first play: Scopone's ``ace_first_play`` changes what an ace may do then
-    (``rs[5]``: its take-all power, none under "plain", ``ACES_BANNED`` under "banned"). Every other game and
-    rule set gets ``move_rules`` itself."""
+    (``rs.ace_sweeps``: its take-all power, none under "plain", ``ACES_BANNED`` under "banned"). Every other game
+    and rule set gets ``move_rules`` itself."""
     rs = move_rules(rules)
-    aces = rs[5]
+    aces = rs.ace_sweeps
     if aces != 0 and rules.ace_first_play == ACE_FIRST_PLAIN:
         aces = 0
     elif aces != 0 and rules.ace_first_play == ACE_FIRST_BANNED:
         aces = ACES_BANNED
-    return (rs[0], rs[1], rs[2], rs[3], rs[4], aces, rs[6], rs[7], rs[8], rs[9], rs[10], rs[11], rs[12])
+    return replaced(rs, "ace_sweeps", aces)
 
 
 @kernel
@@ -96,16 +82,16 @@ def legal_moves(ps, hand, table, rs):
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
     can capture the move must be a capture; ``none``, any card may be trailed. Runs once per play.
     """
-    k = table_subset_sums(ps, table & rs[2], rs[3])
+    k = table_subset_sums(ps, table & rs.sum_mask, rs.value_by_rank)
     n = 0
     rest = hand
-    if rs[5] == ACES_BANNED and (hand & ~ACES) != 0:
+    if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
         rest = hand & ~ACES  # Scopone's regola del vile: no ace as the deal's first card
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
         n = append_card_moves(ps, c, table, rs, k, n)
-    if n == 0 and rs[0] == FORCED_PLAYER:
+    if n == 0 and rs.forced_capture == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
     return n
 
@@ -118,14 +104,14 @@ def append_card_moves(ps, c, table, rs, k, n):
     capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are
     its cards' moves in card order, plus its trails under ``player`` when none of them adds a move.
     """
-    forced, priority, sum_mask, value_by_rank, rank_only, ace_sweeps, ace_on_empty = rs[:7]
-    fewest, ace_on_ace, sum_to, court_all = rs[9], rs[10], rs[11], rs[12]
-    if ace_sweeps != 0 and (1 << c) & ACES and not (ace_on_ace != 0 and (table & ACES) != 0):
-        return append_ace_moves(ps, 1 << c, table, forced, ace_on_empty, n)
+    forced, sum_to, court_all = rs.forced_capture, rs.sum_to, rs.court_takes_all
+    priority, sum_mask, value_by_rank, rank_only = rs.single_card_priority, rs.sum_mask, rs.value_by_rank, rs.rank_only
+    if rs.ace_sweeps != 0 and (1 << c) & ACES and not (rs.ace_on_ace != 0 and (table & ACES) != 0):
+        return append_ace_moves(ps, 1 << c, table, forced, rs.ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)
     m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
-    if fewest != 0:
+    if rs.sum_fewest != 0:
         m = keep_fewest(ps, n, m)
     if m == n and forced == FORCED_CARD:
         m = put_move(ps, n, 1 << c, 0)
@@ -166,7 +152,8 @@ def exchange_moves(ps, hand, table, rs, trail_only):
     Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
     so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
     """
-    forced, _, sum_mask, value_by_rank, _, _, _, max_sum, max_hand_cards = rs[:9]
+    forced, sum_mask, value_by_rank = rs.forced_capture, rs.sum_mask, rs.value_by_rank
+    max_sum, max_hand_cards = rs.max_sum, rs.max_hand_cards
     if trail_only:
         return append_trails(ps, hand, 0)
     k = table_subset_sums(ps, table & sum_mask, value_by_rank)

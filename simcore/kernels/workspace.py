@@ -31,7 +31,8 @@ Decision space ``ps`` (int64 slots)::
     STREAM_KEY [4]   initial state of seat s's policy stream: the root of its substreams (``simcore.rng``)
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
-    RI_*    [26]     the rules a policy may need to look ahead (pack, capture rules, sweep values)
+    RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
+                     (allocated in its order, n = 26 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
     TCARDS  [10]     compressed table cards for the subset sums (SMALL_TABLE of them)
     SUMS    [1024]   value sum of each compressed table subset
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
@@ -45,6 +46,7 @@ from numba import carray, types
 from numba.extending import intrinsic, overload
 
 from simcore._jit import kernel
+from simcore.kernels.ruleinfo import POLICY_RULES, RuleSlots
 
 # game state
 HANDS = 0
@@ -81,36 +83,11 @@ RNG = 28
 STREAM_KEY = 36
 SUBSTREAM = 40
 WEIGHT = 44
-RI_PACK = 96
-RI_SUM_MASK = 97
-RI_VALUE_BY_RANK = 98
-RI_RANK_ONLY = 99
-RI_PRIORITY = 100
-RI_SWEEP_MODE = 101
-RI_SWEEP_POINTS = 102
-RI_SWEEP_VALUE_BY_RANK = 103
-RI_LAST_SWEEP = 104
-RI_ACE_SWEEPS = 105
-RI_SAME_SUIT = 106
-RI_FORCED = 107
-RI_ACE_ON_EMPTY = 108
-RI_MAX_SUM = 109
-RI_MAX_HAND = 110
-RI_TURNS = 111
-RI_PLAYERS = 112
-RI_CARDS_TARGET = 113
-RI_COUNT_SUIT = 114
-RI_COUNT_SUIT_TARGET = 115
-RI_SUM_FEWEST = 116
-RI_ACE_ON_ACE = 117
-RI_ACE_SINGLE = 118
-RI_ACE_SCOPA = 119
-RI_SUM_TO = 120  # Rules.sum_to: 0, or Escoba's 15
-RI_COURT_ALL = 121  # Rules.court_takes_all (court_takes="all_same_rank")
-TCARDS = 122  # SMALL_TABLE slots, up to SUMS
+RULE_INFO = WEIGHT + 52  # the policy-visible rule values, one slot per entry of ruleinfo.POLICY_RULES, in order
+RI = RuleSlots(*range(RULE_INFO, RULE_INFO + len(POLICY_RULES)))  # slot of each by its Rules field: ps[RI.sum_to]
+TCARDS = RULE_INFO + len(POLICY_RULES)  # SMALL_TABLE slots: the compressed table cards of the subset sums
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = 132
-assert TCARDS + SMALL_TABLE <= SUMS  # the compressed table cards end where the subset sums begin
+SUMS = TCARDS + SMALL_TABLE  # value sum of each compressed table subset
 MOVES = SUMS + (1 << SMALL_TABLE)
 MAX_SAMPLES = 256
 

@@ -11,7 +11,7 @@ hands, the stock) is reachable from them:
 
 * ``view``: int64[VIEW_SIZE], read-only: what the seat to move may know (slots below).
 * ``rules``: int64[RULES_SIZE], read-only: each card's heuristic weight (``rules[c]``, card id ``c``), then the
-  rule values a policy may need (``R_*`` slots).
+  rule values a policy may need (``R_*`` slots, listed at the end).
 * ``moves``: int64[n_moves, 2], read-only: the legal moves in canonical order, ``(played mask, taken mask)``;
   a trail takes 0.
 * ``rng``: int64[1]: the seat's own random stream; draw with :func:`draw` (the engine's unbiased bounded draw).
@@ -33,6 +33,7 @@ from simcore.kernels import deal as _deal
 from simcore.kernels import workspace as _ws
 from simcore.kernels.bits import lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value as _card_value
+from simcore.kernels.ruleinfo import POLICY_RULES, RuleSlots
 from simcore.rng import bounded
 
 VIEW_VERSION = 1
@@ -55,37 +56,19 @@ HAND_COUNTS = _deal.VIEW_HAND_COUNTS  # + seat (0..3): cards in each hand
 N_MOVES = _deal.VIEW_N_MOVES  # number of legal moves
 VIEW_SIZE = N_MOVES + 1
 
-# ---- rules slots: rules[c] is card c's weight (Rules.card_weight), then the rule values
+# ---- rules slots: rules[c] is card c's weight (Rules.card_weight), then the rule values. Each ``R_<NAME>`` is
+# generated from an entry of simcore.kernels.ruleinfo.POLICY_RULES (its slot in the decision space, less WEIGHT),
+# and listed with its meaning at the end of this module's docstring.
 R_WEIGHT = 0
-R_PACK = _ws.RI_PACK - _ws.WEIGHT  # the cards in play (mask)
-R_SUM_MASK = _ws.RI_SUM_MASK - _ws.WEIGHT  # cards that capture by sum (mask)
-R_VALUE_BY_RANK = _ws.RI_VALUE_BY_RANK - _ws.WEIGHT  # capture values, 4 bits per rank (use card_value)
-R_RANK_ONLY = _ws.RI_RANK_ONLY - _ws.WEIGHT  # cards that capture only an equal rank (mask)
-R_PRIORITY = _ws.RI_PRIORITY - _ws.WEIGHT  # 1: an equal single card must be taken before a sum
-R_SWEEP_MODE = _ws.RI_SWEEP_MODE - _ws.WEIGHT  # 0: a sweep scores R_SWEEP_POINTS; 1: the card's sweep value
-R_SWEEP_POINTS = _ws.RI_SWEEP_POINTS - _ws.WEIGHT
-R_SWEEP_VALUE_BY_RANK = _ws.RI_SWEEP_VALUE_BY_RANK - _ws.WEIGHT
-R_LAST_SWEEP = _ws.RI_LAST_SWEEP - _ws.WEIGHT  # 1: a sweep with the deal's last card counts
-R_ACE_SWEEPS = (
-    _ws.RI_ACE_SWEEPS - _ws.WEIGHT
-)  # aces take the whole table (Foracio; Scopone ace_takes_all): 1, 2 a scopa
-R_SAME_SUIT = _ws.RI_SAME_SUIT - _ws.WEIGHT  # 1: a same-suit sum capture scores its value at once; 2: its scopa x2
-R_FORCED = _ws.RI_FORCED - _ws.WEIGHT
-R_ACE_ON_EMPTY = _ws.RI_ACE_ON_EMPTY - _ws.WEIGHT
-R_MAX_SUM = _ws.RI_MAX_SUM - _ws.WEIGHT
-R_MAX_HAND = _ws.RI_MAX_HAND - _ws.WEIGHT
-R_TURNS = _ws.RI_TURNS - _ws.WEIGHT  # 0: one card a turn (Scopa, Skopa, Foracio); 1: Kaszino's exchanges
-R_PLAYERS = _ws.RI_PLAYERS - _ws.WEIGHT
-R_CARDS_TARGET = _ws.RI_CARDS_TARGET - _ws.WEIGHT  # cards that settle the cards majority
-R_COUNT_SUIT = _ws.RI_COUNT_SUIT - _ws.WEIGHT  # the counted suit (coins...), or -1
-R_COUNT_SUIT_TARGET = _ws.RI_COUNT_SUIT_TARGET - _ws.WEIGHT
-R_SUM_FEWEST = _ws.RI_SUM_FEWEST - _ws.WEIGHT  # 1: only a card's captures with the fewest cards are legal
-R_ACE_ON_ACE = _ws.RI_ACE_ON_ACE - _ws.WEIGHT  # 1: with an ace on the table, an ace takes one table ace only
-R_ACE_SINGLE = _ws.RI_ACE_SINGLE - _ws.WEIGHT  # 1: an ace taking exactly one table ace is an ordinary capture
-R_ACE_SCOPA = _ws.RI_ACE_SCOPA - _ws.WEIGHT  # 1: an ace's take-all that empties the table is a sweep
-R_SUM_TO = _ws.RI_SUM_TO - _ws.WEIGHT  # 0: a card takes sets summing to its value; 15 (Escoba): to 15 minus it
-R_COURT_ALL = _ws.RI_COURT_ALL - _ws.WEIGHT  # 1: a court takes every table card of its rank (court_takes)
+RULE_SLOTS = {f"R_{rule.name}": slot - _ws.WEIGHT for rule, slot in zip(POLICY_RULES, _ws.RI, strict=True)}
+globals().update(RULE_SLOTS)  # R_PACK, R_SUM_MASK, ..., R_COURT_ALL: ``from simcore.policies.api import R_SUM_TO``
+_R = RuleSlots(*RULE_SLOTS.values())  # the same slots by Rules field, for the helpers below (``rules[_R.sum_to]``)
 RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
+_LISTED = "".join(
+    f"    {name:<22} {slot:>3}  {rule.doc}\n"
+    for (name, slot), rule in zip(RULE_SLOTS.items(), POLICY_RULES, strict=True)
+)
+__doc__ = f"{__doc__ or ''}\nRule slots (``rules[R_*]``, from ``simcore.kernels.ruleinfo.POLICY_RULES``)::\n\n{_LISTED}"
 
 ACES = 0xF
 
@@ -131,15 +114,15 @@ def card_suit(card):
 @inline_kernel
 def card_value(rules, card):
     """Capture value of a card in this game (what sums are made of)."""
-    return _card_value(card, rules[R_VALUE_BY_RANK])
+    return _card_value(card, rules[_R.value_by_rank])
 
 
 @inline_kernel
 def capture_total(rules, card):
     """The value total of the table cards ``card`` takes by sum: its own value, or in Escoba what makes 15 with
     it (``R_SUM_TO``)."""
-    v = _card_value(card, rules[R_VALUE_BY_RANK])
-    return v if rules[R_SUM_TO] == 0 else rules[R_SUM_TO] - v
+    v = _card_value(card, rules[_R.value_by_rank])
+    return v if rules[_R.sum_to] == 0 else rules[_R.sum_to] - v
 
 
 @inline_kernel
@@ -162,22 +145,22 @@ def secured_points(view, rules, play, take):
     an ordinary capture; a take-all sweeps only with ``R_ACE_SCOPA``."""
     if take == 0 or take == play:
         return 0  # a trail, or an ace keeping itself
-    ace = rules[R_ACE_SWEEPS] != 0 and play & ACES  # an ace that takes all
+    ace = rules[_R.ace_sweeps] != 0 and play & ACES  # an ace that takes all
     if ace:
-        if rules[R_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0:
+        if rules[_R.ace_single_ordinary] != 0 and popcount(take) == 1 and (take & ACES) != 0:
             ace = False  # Scopone: an ace taking one table ace captures as any card
-        elif rules[R_ACE_SCOPA] == 0 and rules[R_ACE_SWEEPS] != 2:
+        elif rules[_R.ace_scopa] == 0 and rules[_R.ace_sweeps] != 2:
             return 0
     c = lowest(play)
     points = 0
-    if not ace and rules[R_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
-        points += _card_value(c, rules[R_VALUE_BY_RANK])
-    if (view[TABLE] & ~take) == 0 and (view[LAST] == 0 or rules[R_LAST_SWEEP] != 0):
-        times = 2 if points != 0 and rules[R_SAME_SUIT] == 2 else 1  # same_suit_scopa_total="3v"
-        if rules[R_SWEEP_MODE] == 0:
-            points += rules[R_SWEEP_POINTS] * times
+    if not ace and rules[_R.same_suit_bonus] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+        points += _card_value(c, rules[_R.value_by_rank])
+    if (view[TABLE] & ~take) == 0 and (view[LAST] == 0 or rules[_R.last_play_sweep] != 0):
+        times = 2 if points != 0 and rules[_R.same_suit_bonus] == 2 else 1  # same_suit_scopa_total="3v"
+        if rules[_R.sweep_mode] == 0:
+            points += rules[_R.sweep_points] * times
         else:
-            points += _card_value(c, rules[R_SWEEP_VALUE_BY_RANK]) * times
+            points += _card_value(c, rules[_R.sweep_value_by_rank]) * times
     return points
 
 

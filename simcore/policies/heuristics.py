@@ -1,6 +1,6 @@
 """Heuristic policies that value moves in points: ``points``, ``defensive`` and ``lookahead``.
 
-All three read only the decision space ``ps`` (the seat's view, the legal moves, the rules of ``RI_*``) and the
+All three read only the decision space ``ps`` (the seat's view, the legal moves, the rules of ``workspace.RI``) and the
 seat's row of float parameters, laid out as:
 
     params[0:52]   points a card is worth to the side that takes it (from the game's scoring, see
@@ -38,37 +38,15 @@ from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import capture_target, card_value, mask_value, table_subset_sums
 from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves
+from simcore.kernels.ruleinfo import move_rules_at
 from simcore.kernels.workspace import (
     FAULT,
     FAULT_VARIANT,
     MAX_SAMPLES,
     MOVES,
-    RI_ACE_ON_ACE,
-    RI_ACE_ON_EMPTY,
-    RI_ACE_SCOPA,
-    RI_ACE_SINGLE,
-    RI_ACE_SWEEPS,
-    RI_CARDS_TARGET,
-    RI_COUNT_SUIT,
-    RI_COUNT_SUIT_TARGET,
-    RI_COURT_ALL,
-    RI_FORCED,
-    RI_LAST_SWEEP,
-    RI_MAX_HAND,
-    RI_MAX_SUM,
-    RI_PACK,
-    RI_PRIORITY,
-    RI_RANK_ONLY,
-    RI_SAME_SUIT,
-    RI_SUM_FEWEST,
-    RI_SUM_MASK,
-    RI_SUM_TO,
-    RI_SWEEP_MODE,
-    RI_SWEEP_POINTS,
-    RI_SWEEP_VALUE_BY_RANK,
-    RI_TURNS,
-    RI_VALUE_BY_RANK,
+    RI,
     RNG,
+    RULE_INFO,
     VIEW,
     reply_space,
     sample_base,
@@ -108,9 +86,9 @@ def points_of(params, seat, mask):
 @kernel
 def sweep_points(ps, c):
     """What a counted sweep made with card ``c`` scores."""
-    if ps[RI_SWEEP_MODE] == 0:
-        return ps[RI_SWEEP_POINTS]
-    return card_value(c, ps[RI_SWEEP_VALUE_BY_RANK])
+    if ps[RI.sweep_mode] == 0:
+        return ps[RI.sweep_points]
+    return card_value(c, ps[RI.sweep_value_by_rank])
 
 
 @kernel
@@ -129,11 +107,11 @@ def unsettled(ps, suit, target):
 def cards_points(ps, params, seat, cards):
     """Point value of cards won: their own points, plus their share of the majorities still open."""
     value = points_of(params, seat, cards)
-    value += params[seat, P_PER_CARD] * popcount(cards) * unsettled(ps, -1, ps[RI_CARDS_TARGET])
-    suit = ps[RI_COUNT_SUIT]
+    value += params[seat, P_PER_CARD] * popcount(cards) * unsettled(ps, -1, ps[RI.cards_target])
+    suit = ps[RI.count_suit]
     if suit >= 0:
         counted = popcount(cards & suit_mask(suit))
-        value += params[seat, P_SUIT] * counted * unsettled(ps, suit, ps[RI_COUNT_SUIT_TARGET])
+        value += params[seat, P_SUIT] * counted * unsettled(ps, suit, ps[RI.count_suit_target])
     return value
 
 
@@ -142,22 +120,22 @@ def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
     if take == 0:  # a trail gives up the card's points and its capture power
         # the table value the card can take: its own value, or in Escoba what makes 15 with it (15 - value)
-        target = capture_target(card_value(lowest(play), ps[RI_VALUE_BY_RANK]), ps[RI_SUM_TO])
+        target = capture_target(card_value(lowest(play), ps[RI.value_by_rank]), ps[RI.sum_to])
         capture_power = params[seat, P_HOLD] * target
         return -cards_points(ps, params, seat, play) - capture_power
     gained = cards_points(ps, params, seat, take | play)
-    if ps[RI_ACE_SWEEPS] != 0 and play & ACES and not ace_ordinary(ps, take):
-        scores = ps[RI_ACE_SWEEPS] == ACE_SWEEP_SCORES or ps[RI_ACE_SCOPA] != 0  # Foracio's, Scopone's option
-        if not scores or take == play or (table & ~take) != 0 or (last and ps[RI_LAST_SWEEP] == 0):
+    if ps[RI.ace_sweeps] != 0 and play & ACES and not ace_ordinary(ps, take):
+        scores = ps[RI.ace_sweeps] == ACE_SWEEP_SCORES or ps[RI.ace_scopa] != 0  # Foracio's, Scopone's option
+        if not scores or take == play or (table & ~take) != 0 or (last and ps[RI.last_play_sweep] == 0):
             return gained  # an ace's take-all or keep: no sweep (unless an option says so), no same-suit points
         return gained + params[seat, P_SWEEP] * sweep_points(ps, lowest(play))
     c = lowest(play)  # an ordinary capture (of any card but an ace that takes all)
     same_suit = 0
-    if ps[RI_SAME_SUIT] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
-        same_suit = card_value(c, ps[RI_VALUE_BY_RANK])
+    if ps[RI.same_suit_bonus] != 0 and popcount(take) >= 2 and (take & ~suit_mask(c & 3)) == 0:
+        same_suit = card_value(c, ps[RI.value_by_rank])
     bonus = same_suit
-    if (table & ~take) == 0 and (not last or ps[RI_LAST_SWEEP] != 0):
-        double = same_suit != 0 and ps[RI_SAME_SUIT] == SAME_SUIT_DOUBLES_SCOPA  # same_suit_scopa_total="3v"
+    if (table & ~take) == 0 and (not last or ps[RI.last_play_sweep] != 0):
+        double = same_suit != 0 and ps[RI.same_suit_bonus] == SAME_SUIT_DOUBLES_SCOPA  # same_suit_scopa_total="3v"
         bonus += sweep_points(ps, c) * (2 if double else 1)
     return gained + params[seat, P_SWEEP] * bonus
 
@@ -165,28 +143,28 @@ def move_points(ps, params, seat, play, take, table, last):
 @kernel
 def ace_ordinary(ps, take):
     """Whether an ace's capture of ``take`` is an ordinary one: Scopone's ace taking exactly one table ace."""
-    return ps[RI_ACE_SINGLE] != 0 and popcount(take) == 1 and (take & ACES) != 0
+    return ps[RI.ace_single_ordinary] != 0 and popcount(take) == 1 and (take & ACES) != 0
 
 
 @kernel
 def can_take(ps, card, target):
     """Whether ``card`` played alone could take exactly the cards ``target`` (a sweep of a table ``target``)."""
-    if ps[RI_ACE_SWEEPS] != 0 and (1 << card) & ACES:
-        return ps[RI_ACE_ON_ACE] == 0 or (target & ACES) == 0 or popcount(target) == 1
+    if ps[RI.ace_sweeps] != 0 and (1 << card) & ACES:
+        return ps[RI.ace_on_ace] == 0 or (target & ACES) == 0 or popcount(target) == 1
     rank_nibble = 15 << ((card >> 2) << 2)
-    if (ps[RI_RANK_ONLY] >> card) & 1:
-        if ps[RI_COURT_ALL] != 0:  # court_takes="all_same_rank": all the table's cards of its rank
+    if (ps[RI.rank_only] >> card) & 1:
+        if ps[RI.court_takes_all] != 0:  # court_takes="all_same_rank": all the table's cards of its rank
             return target != 0 and (target & ~rank_nibble) == 0
         return popcount(target) == 1 and (target & rank_nibble) != 0
-    sum_mask, value_by_rank = ps[RI_SUM_MASK], ps[RI_VALUE_BY_RANK]
+    sum_mask, value_by_rank = ps[RI.sum_mask], ps[RI.value_by_rank]
     if (target & ~sum_mask) != 0 or ((sum_mask >> card) & 1) == 0:
         return False
-    if ps[RI_PRIORITY] != 0 and popcount(target) > 1 and (target & rank_nibble) != 0:
+    if ps[RI.single_card_priority] != 0 and popcount(target) > 1 and (target & rank_nibble) != 0:
         return False  # an equal single card must be taken first
     total = mask_value(target, value_by_rank)
-    if ps[RI_TURNS] == TURNS_EXCHANGE and ps[RI_MAX_SUM] > 0 and total > ps[RI_MAX_SUM]:
+    if ps[RI.turns] == TURNS_EXCHANGE and ps[RI.max_sum] > 0 and total > ps[RI.max_sum]:
         return False
-    return total == capture_target(card_value(card, value_by_rank), ps[RI_SUM_TO])
+    return total == capture_target(card_value(card, value_by_rank), ps[RI.sum_to])
 
 
 @kernel
@@ -205,14 +183,14 @@ def takers_of(ps, t, table, unseen):
     """How many ``unseen`` cards could take table card ``t`` (with other cards of ``table`` or alone): those of
     its rank when captures are by equal value (an approximation that ignores sums), and with ``Rules.sum_to``
     (Escoba) exactly those of value v for which ``t`` and some other table cards make ``sum_to - v``."""
-    sum_to = ps[RI_SUM_TO]
+    sum_to = ps[RI.sum_to]
     if sum_to == 0:
         return popcount(unseen & (15 << ((t >> 2) << 2)))
-    value_by_rank = ps[RI_VALUE_BY_RANK]
+    value_by_rank = ps[RI.value_by_rank]
     rest = card_value(t, value_by_rank)
-    reach = reachable_sums(table & ps[RI_SUM_MASK] & ~(1 << t), value_by_rank)
+    reach = reachable_sums(table & ps[RI.sum_mask] & ~(1 << t), value_by_rank)
     count = 0
-    cards = unseen & ps[RI_SUM_MASK]
+    cards = unseen & ps[RI.sum_mask]
     while cards != 0:
         u = lowest(cards)
         cards ^= 1 << u
@@ -241,7 +219,7 @@ def table_risk(ps, params, seat, table_after):
     hand_count = ps[VIEW + V_NEXT_COUNT]
     if table_after == 0 or hand_count == 0:
         return 0.0
-    unseen = ps[RI_PACK] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
+    unseen = ps[RI.pack] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
     n_unseen = popcount(unseen)
     sweepers = 0
     sweep_value = 0.0
@@ -251,8 +229,8 @@ def table_risk(ps, params, seat, table_after):
         rest ^= 1 << u
         if can_take(ps, u, table_after):
             sweepers += 1
-            ace = ps[RI_ACE_SWEEPS] != 0 and (1 << u) & ACES
-            scores = ps[RI_ACE_SWEEPS] == ACE_SWEEP_SCORES or ps[RI_ACE_SCOPA] != 0
+            ace = ps[RI.ace_sweeps] != 0 and (1 << u) & ACES
+            scores = ps[RI.ace_sweeps] == ACE_SWEEP_SCORES or ps[RI.ace_scopa] != 0
             if not ace or scores or ace_ordinary(ps, table_after):
                 sweep_value += sweep_points(ps, u)
     risk = 0.0
@@ -303,22 +281,8 @@ def sample_hands(ps, seat, unseen, hand_count, samples):
 
 @kernel
 def reply_rules(ps):
-    """The move generators' rule scalars (``moves.move_rules``' order), read from the decision space."""
-    return (
-        ps[RI_FORCED],
-        ps[RI_PRIORITY],
-        ps[RI_SUM_MASK],
-        ps[RI_VALUE_BY_RANK],
-        ps[RI_RANK_ONLY],
-        ps[RI_ACE_SWEEPS],
-        ps[RI_ACE_ON_EMPTY],
-        ps[RI_MAX_SUM],
-        ps[RI_MAX_HAND],
-        ps[RI_SUM_FEWEST],
-        ps[RI_ACE_ON_ACE],
-        ps[RI_SUM_TO],
-        ps[RI_COURT_ALL],
-    )
+    """The move generators' rule record (``moves.move_rules``), read from the decision space's rule slots."""
+    return move_rules_at(ps, RULE_INFO)
 
 
 @kernel
@@ -332,7 +296,7 @@ def best_reply(ps, params, seat, hand, table):
     space = reply_space(ps)
     space[FAULT] = 0
     rs = reply_rules(ps)
-    turns = ps[RI_TURNS]
+    turns = ps[RI.turns]
     if turns == TURNS_EXCHANGE:
         n = exchange_moves(space, hand, table, rs, False)
     elif turns == TURNS_ONE_CARD:
@@ -361,7 +325,7 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     space = reply_space(ps)
     space[FAULT] = 0
     rs = reply_rules(ps)
-    k = table_subset_sums(space, table & rs[2], rs[3])
+    k = table_subset_sums(space, table & rs.sum_mask, rs.value_by_rank)
     movers = 0
     rest = cards
     while rest != 0:
@@ -419,14 +383,14 @@ def choose_lookahead(ps, params, seat, n_moves):
     table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
     hand_count = ps[VIEW + V_NEXT_COUNT]
     samples = max(1, min(int(params[seat, P_SAMPLES]), MAX_SAMPLES - 52))
-    unseen = ps[RI_PACK] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
+    unseen = ps[RI.pack] & ~(ps[VIEW + V_SEEN] | ps[VIEW + V_OPEN])
     open_hand = ps[VIEW + V_OPEN]
     if open_hand != 0:  # the next hand is public: no need to guess it
         samples = 1
         ps[sample_base(ps)] = open_hand
     elif hand_count > 0 and n_moves > 1:
         sample_hands(ps, seat, unseen, hand_count, samples)
-    by_card = ps[RI_TURNS] == TURNS_ONE_CARD  # replies from each card's best move (card_replies)
+    by_card = ps[RI.turns] == TURNS_ONE_CARD  # replies from each card's best move (card_replies)
     cards = 0
     for s in range(samples):
         cards |= ps[sample_base(ps) + s]

@@ -33,7 +33,7 @@ from simcore._jit import kernel
 from simcore.cards import CARD_RANK, DIAMONDS, N_CARDS
 from simcore.kernels.bits import lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value
-from simcore.kernels.workspace import MOVES, RI_VALUE_BY_RANK, RNG, VIEW
+from simcore.kernels.workspace import MOVES, RI, RNG, VIEW
 from simcore.rng import bounded
 from simcore.variants.scopa import PRIMIERA_OF_RANK, SETTEBELLO, VALUE_OF_RANK
 
@@ -165,7 +165,7 @@ def tartaluca_score(play, take, table, value_by_rank, counts):
 @kernel
 def choose_tartaluca(ps, params, seat, n_moves):
     """The first move of the best HeuristicBot score."""
-    table, value_by_rank = ps[VIEW + V_TABLE], ps[RI_VALUE_BY_RANK]
+    table, value_by_rank = ps[VIEW + V_TABLE], ps[RI.value_by_rank]
     counts = np.zeros(TARTALUCA_EXPOSED + 1, dtype=np.int64)
     best, best_score = 0, -1e300
     for i in range(n_moves):

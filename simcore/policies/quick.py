@@ -214,9 +214,10 @@ def nth_ace_take(card, table, forced, ace_on_empty, idx):
 @inline_kernel
 def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
-    forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
-    aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty, sum_to, court_all = rs[6], rs[11], rs[12]
+    forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
+    sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
+    ace_on_empty = rs.ace_on_empty
+    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     total = 0
     rest = hand
     while rest != 0:
@@ -260,9 +261,10 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
 @inline_kernel
 def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
-    forced, priority, sum_mask, value_by_rank, rank_only = rs[0], rs[1], rs[2], rs[3], rs[4]
-    aces = ACES if rs[5] != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
-    ace_on_empty, sum_to, court_all = rs[6], rs[11], rs[12]
+    forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
+    sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
+    ace_on_empty = rs.ace_on_empty
+    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     values, before, have_values, wide = 0, 0, False, False
@@ -345,9 +347,9 @@ def quick_policy(policy):
 @inline_kernel
 def quick_choice(ps, seat, hand, table, rs, policy, epsilon):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
-    with no draw made when the table is too large (Foracio's aces, ``rs[5]``: ace_sweeps, have moves of their own,
+    with no draw made when the table is too large (Foracio's aces, ``rs.ace_sweeps``, have moves of their own,
     which random and greedy count and score themselves)."""
-    lo, hi = subset_sum_lanes(table & rs[2], rs[3])
+    lo, hi = subset_sum_lanes(table & rs.sum_mask, rs.value_by_rank)
     return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi)
 
 
@@ -357,7 +359,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
-    if popcount(table & rs[2]) > QUICK_TABLE or rs[5] < 0 or rs[9] != 0 or rs[10] != 0:
+    if popcount(table & rs.sum_mask) > QUICK_TABLE or rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0:
         return -1, 0  # a large table, or Scopone's banned first ace, sum_choice="fewest", ace_on_ace: listed path
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
