@@ -4,14 +4,18 @@ Not timing: the gains are ratios of interval widths (pairing) and of variances (
 the same games, so the machine's load does not enter. For each rule comparison of issue 12 (Scopa ``napola``
 off/on, Kaszinó ``out_call`` auto/end_of_deal; greedy self-play, 2 players, one seed) it simulates both runs and
 prints, per row of ``compare_runs``, the paired interval's half-width, the unpaired one's and their ratio; then
-the control variate's R² and gain on each game's 2-player greedy self-play (Foracio at 4 players). Target:
-pairing 3x on the comparisons, the control variate 1.5x fewer games (issue 12). A report: it exits 0 either way.
+the control variates' R² and gain (``analysis.control``: the cards dealt, the mirrored greedy replays of
+``analysis.mirror``, both) on every game's self-play, under greedy at ``--games`` and under lookahead at
+``--strong-games``, with the CPU seconds the replays cost per 10^6 games (process time: the load enters that figure
+only through cache contention). Target: pairing 3x on the comparisons, the control variate 1.5x fewer games
+(issue 12). A report: it exits 0 either way.
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 from pathlib import Path
 
 COMPARISONS = (
@@ -19,7 +23,7 @@ COMPARISONS = (
     ("scopa", "random", {}, {"napola": "true"}),
     ("kaszino", "greedy", {}, {"out_call": "end_of_deal"}),
 )
-CV_GAMES = (("scopa", 2), ("kaszino", 2), ("skopa", 2), ("foracio", 4), ("scopone", 4))
+CV_GAMES = (("scopa", 2), ("kaszino", 2), ("foracio", 4), ("skopa", 2), ("scopone", 4), ("escoba", 2))
 ROWS = ("first player advantage", "leader's margin per deal", "points per deal", "deals per game")
 
 
@@ -33,18 +37,48 @@ def _run(tmp: Path, name: str, variant: str, policy: str, rules: dict, games: in
     return load_run(tmp / name)
 
 
+def control_section(tmp: Path, policy: str, games: int, only: list[str] | None = None) -> list[dict]:
+    """Each game's self-play under ``policy``: the control table's rows (both measures, every control set), with
+    the replays' CPU seconds per 10^6 games."""
+    from analysis.control import control_table
+
+    rows = []
+    print(f"\ncontrol variates, {policy} self-play, {games:,} games")
+    print(f"{'game':8} {'measure':34} {'control':17} {'plain':>8} {'adjusted':>9} {'R2':>6} {'gain':>6}")
+    for variant, players in CV_GAMES:
+        if only and variant not in only:
+            continue
+        run = _run(tmp, f"cv-{variant}-{policy}", variant, policy, {}, games, players)
+        start = time.process_time()
+        control_table(run, mirror=False)
+        material = time.process_time() - start
+        start = time.process_time()
+        table = control_table(run)
+        replays = time.process_time() - start - material
+        for r in table.itertuples():
+            rows.append({"game": variant, "policy": policy, **r._asdict()})
+            print(
+                f"{variant:8} {r.measure:34} {r.control:17} {r.plain:8.4f} {r.estimate:9.4f} {r.r2:6.3f} {r.gain:5.2f}x"
+            )
+        print(f"{variant:8} replays: {replays / games * 1e6:.1f} CPU-s per 10^6 games ({players} players)")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--strong-games", type=int, default=None, help="lookahead's games [default: games / 10]")
+    parser.add_argument("--only", action="append", help="control variates of this game only (repeatable)")
+    parser.add_argument("--no-pairing", action="store_true", help="skip the paired comparisons")
     args = parser.parse_args(argv)
     from analysis.balance import compare_runs
-    from analysis.control import control_table
 
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        print(f"paired against unpaired, {args.games:,} games a run (half-widths of 95% intervals)")
-        print(f"{'comparison':44} {'metric':26} {'paired':>10} {'unpaired':>10} {'gain':>6} {'r':>6}")
-        for i, (variant, policy, a_rules, b_rules) in enumerate(COMPARISONS):
+        if not args.no_pairing:
+            print(f"paired against unpaired, {args.games:,} games a run (half-widths of 95% intervals)")
+            print(f"{'comparison':44} {'metric':26} {'paired':>10} {'unpaired':>10} {'gain':>6} {'r':>6}")
+        for i, (variant, policy, a_rules, b_rules) in enumerate(() if args.no_pairing else COMPARISONS):
             a = _run(tmp, f"a{i}", variant, policy, a_rules, args.games)
             b = _run(tmp, f"b{i}", variant, policy, b_rules, args.games)
             paired, unpaired = compare_runs(a, b), compare_runs(a, b, paired=False)
@@ -53,12 +87,8 @@ def main(argv: list[str] | None = None) -> None:
                 p, u = paired.loc[metric], unpaired.loc[metric]
                 hp, hu = (p.ci_high - p.ci_low) / 2, (u.ci_high - u.ci_low) / 2
                 print(f"{label:44} {metric:26} {hp:10.5f} {hu:10.5f} {hu / hp:5.2f}x {p.correlation:6.3f}")
-        print(f"\ncontrol variate, greedy self-play, {args.games:,} games")
-        print(f"{'game':10} {'measure':34} {'plain':>8} {'adjusted':>9} {'R2':>6} {'gain':>6}")
-        for variant, players in CV_GAMES:
-            run = _run(tmp, f"cv-{variant}", variant, "greedy", {}, args.games, players)
-            for r in control_table(run).itertuples():
-                print(f"{variant:10} {r.measure:34} {r.plain:8.4f} {r.estimate:9.4f} {r.r2:6.3f} {r.gain:5.2f}x")
+        control_section(tmp, "greedy", args.games, args.only)
+        control_section(tmp, "lookahead", args.strong_games or max(args.games // 10, 1000), args.only)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
             for s in range(players):
                 first_round[row, s] = gs[HANDS + s]
                 hands[row, s] = gs[HANDS + s]
-            first = (deal_dealer + 1) % players
+            first = (deal_dealer + 1 + rules.deal_rotation) % players
             while pos + players * hand_size <= n:
                 pos, _ = deal_hands(gs, players, hand_size, first, pos, events, -1, 0)
                 for s in range(players):
