@@ -37,7 +37,39 @@ BATCH = 50_000
 
 def mirror_names(players: int) -> list[str]:
     """The names of the controls of a run of ``players`` players, in column order."""
-    return [f"{y} moved {r}" for y in ("won", "margin") for r in range(1, players)]
+    return [f"{y} moved {r}" for y in ("won", "margin", "deal margins") for r in range(1, players)]
+
+
+def deal_margins(run, part: dict[str, np.ndarray], rotation: int) -> np.ndarray:
+    """Per game of a games part: the sum over the deals it played of the first player's side's points minus the
+    best other side's, each deal played on its own by greedy self-play from totals of zero with the hands moved
+    on ``rotation`` seats (``simcore.dealt.deal_points``; int64[games])."""
+    from simcore.config import RunConfig
+    from simcore.dealt import deal_points
+    from simcore.policies import policy_arrays
+
+    config = RunConfig.create(run.variant, policies=["greedy"], rules=run.rules, games=1, seed=run.seed)
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    rules = config.compiled_rules()._replace(deal_rotation=rotation)
+    games = np.ascontiguousarray(part["game"], dtype=np.int64)
+    deals = np.asarray(part["deals"], dtype=np.int64)
+    side_of = np.asarray(rules.side_of, dtype=np.int64)
+    first_side = side_of[(np.asarray(part["first_dealer"], dtype=np.int64) + 1) % rules.players]
+    out = np.zeros(len(games), np.int64)
+    for start in range(0, len(games), BATCH):
+        block = slice(start, start + BATCH)
+        points = deal_points(rules, config.seed, games[block], deals[block], ids, params)
+        rows = np.repeat(first_side[block], deals[block])
+        mine = points[np.arange(len(rows)), rows]
+        others = points.copy()
+        others[np.arange(len(rows)), rows] = np.iinfo(np.int64).min
+        margin = mine - others.max(axis=1)
+        played = deals[block] > 0
+        sums = np.zeros(int(played.size), np.int64)
+        if played.any():
+            sums[played] = np.add.reduceat(margin, (np.cumsum(deals[block]) - deals[block])[played])
+        out[block] = sums
+    return out
 
 
 def replay_outcomes(run, games: np.ndarray, rotation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,8 +102,8 @@ def replay_outcomes(run, games: np.ndarray, rotation: int) -> tuple[np.ndarray, 
 
 
 def mirror_controls(run, part: dict[str, np.ndarray]) -> np.ndarray:
-    """The controls of a games part (columns ``game``, ``first_dealer``): int64[games, 2 (P - 1)], in the order
-    of :func:`mirror_names` (won moved 1 .. P-1, then margin moved 1 .. P-1)."""
+    """The controls of a games part (columns ``game``, ``first_dealer``, ``deals``): int64[games, 3 (P - 1)], in
+    the order of :func:`mirror_names` (won moved 1 .. P-1, margin moved 1 .. P-1, deal margins moved 1 .. P-1)."""
     games = np.ascontiguousarray(part["game"], dtype=np.int64)
     players = run.players
     outcomes = [replay_outcomes(run, games, r) for r in range(players)]
@@ -80,5 +112,6 @@ def mirror_controls(run, part: dict[str, np.ndarray]) -> np.ndarray:
             raise ValueError("the greedy replays of the mirror control do not give the games' first dealers")
     won = [o[1] for o in outcomes]
     margin = [o[2] for o in outcomes]
-    columns = [won[0] - won[r] for r in range(1, players)] + [margin[0] - margin[r] for r in range(1, players)]
-    return np.column_stack(columns) if columns else np.zeros((len(games), 0), np.int64)
+    deal = [deal_margins(run, part, r) for r in range(players)]
+    columns = [y[0] - y[r] for y in (won, margin, deal) for r in range(1, players)]
+    return np.column_stack(columns)

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 COMPARISONS = (
     ("scopa", "greedy", {}, {"napola": "true"}),
     ("scopa", "random", {}, {"napola": "true"}),
@@ -40,7 +42,8 @@ def _run(tmp: Path, name: str, variant: str, policy: str, rules: dict, games: in
 def control_section(tmp: Path, policy: str, games: int, only: list[str] | None = None) -> list[dict]:
     """Each game's self-play under ``policy``: the control table's rows (both measures, every control set), with
     the replays' CPU seconds per 10^6 games."""
-    from analysis.control import control_table
+    from analysis.control import control_table, control_weights, controls_of_part
+    from analysis.mirror import mirror_controls
 
     rows = []
     print(f"\ncontrol variates, {policy} self-play, {games:,} games")
@@ -49,6 +52,9 @@ def control_section(tmp: Path, policy: str, games: int, only: list[str] | None =
         if only and variant not in only:
             continue
         run = _run(tmp, f"cv-{variant}-{policy}", variant, policy, {}, games, players)
+        first = {c: v[:1] for c, v in next(run.arrays("games", ["game", "first_dealer", "deals"])).items()}
+        mirror_controls(run, first)  # the replay kernels compiled (or loaded) before the clock starts
+        controls_of_part(run, first, np.array(list(control_weights(variant).values())))
         start = time.process_time()
         control_table(run, mirror=False)
         material = time.process_time() - start

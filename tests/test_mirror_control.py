@@ -159,3 +159,20 @@ def test_mirror_intervals_cover_the_long_run_rate(greedy_run):
     wins = table.loc["first player's side wins"]
     assert wins.loc["mirrored replays", "gain"] > 1.5 * wins.loc["cards dealt", "gain"]
     assert wins.loc["both", "r2"] >= wins.loc["mirrored replays", "r2"] - 1e-12
+
+
+def test_deals_played_on_their_own_start_as_the_games_do():
+    """Every game's first deal starts from totals of zero, so greedy self-play of it on its own is the run's first
+    deal; the moved deals are the run's deals with the hands moved (``deal_points`` with ``deal_rotation``)."""
+    from simcore.dealt import deal_points
+
+    for variant, players in (("scopa", 2), ("kaszino", 2), ("scopone", 4), ("skopa", 3)):
+        config = RunConfig.create(variant, players=players, games=300, seed=4)
+        rules = config.compiled_rules()
+        ids, params = policy_arrays(config.policy_choices(), config.rules)
+        games = np.arange(300, dtype=np.int64)
+        for r in range(players):
+            moved = rules._replace(deal_rotation=r)
+            out = engine.play(moved, config.seed, games, ids, params)
+            points = deal_points(moved, config.seed, games, np.ones(300, np.int64), ids, params)
+            assert np.array_equal(points, out.deal_points[:, 0].sum(axis=2)), (variant, r)
