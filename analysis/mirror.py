@@ -3,7 +3,9 @@
 Each game of a run is replayed with greedy self-play on its own shuffles ``P`` times (``P`` players): as dealt,
 and with the hands moved on ``r`` seats for ``r = 1 .. P-1`` (``Rules.deal_rotation``: in every round of every
 deal seat s gets the hand the shuffle put for seat s - r; the table and the stock keep their cards). The controls
-are ``y(as dealt) - y(moved on r)`` for y = the first player's side won (0/1), and its final margin.
+are ``y(as dealt) - y(moved on r)`` for y = the first player's side won (0/1), its final margin, and the sum over
+the deals the game played of the first player's side's deal margin when greedy plays that deal on its own from
+totals of zero (``simcore.dealt.deal_points``).
 
 Why their means are zero, whoever plays the run and however many deals its games last:
 
@@ -14,17 +16,21 @@ Why their means are zero, whoever plays the run and however many deals its games
   blocks of every round r places along the dealing order and leaves the table's and the stock's positions alone.
   Who draws first (Kaszinó's last capturer) is decided by the play, but sigma moves every block alike, so it
   does not matter. sigma is one fixed permutation of deck positions: sigma(pi) is uniform when pi is, and
-  independent shuffles stay independent. So the moved game has the same law as the game as dealt, and
-  E[y(as dealt)] = E[y(moved on r)]: the control's mean is zero exactly (``tests/test_mirror_control.py`` checks
-  the identity against the reference engine on the moved shuffles, so that the sum of the control over each
-  orbit of shuffles is exactly 0).
+  independent shuffles stay independent. So the moved game has the same law as the game as dealt:
+  E[y(as dealt)] = E[y(moved on r)]. ``tests/test_mirror_control.py`` checks the identity against the reference
+  engine dealing from shuffles the test moves itself, and that the control sums to exactly 0 over each orbit.
+* The deal margins: deal d played on its own is a function of deal d's shuffles only, whose moved copy has the
+  same law, so each deal's term has mean zero given everything before it; whether the game plays deal d is
+  decided by the deals before it. Summed over the deals played, the mean stays zero (Wald's identity).
 
-Why it helps: greedy play on the same cards wins and loses largely where the real players do, so the control
-carries most of a game's deal luck (R² 0.3-0.6 against 0.1 for the dealt material). The estimator is
-``analysis.control.cv_estimate`` (the OLS intercept), with these controls and the dealt-material ones.
+What it buys (``python -m benchmarks.variance_gain``, README): under greedy self-play the replay as dealt is the
+run itself, and the control is in effect the mirrored game as a second sample (R² 0.5-0.7, 2-3.6x fewer games);
+under lookahead greedy's outcome on the same cards follows the real one only loosely (Scopa R² 0.16, Kaszinó
+0.04). The estimator is ``analysis.control.cv_estimate`` (the OLS intercept), with these controls and, in "both",
+the dealt-material ones.
 
-Cost: ``P`` greedy games per game of the run (about 150,000 greedy Scopa games/s on one thread: some 13 CPU-s
-per 10^6 two-player games), computed part by part of the run's games table so that memory stays bounded.
+Cost: ``P`` greedy games and ``P`` greedy plays of each deal per game of the run (tens of CPU-s per 10^6 games,
+README), computed part by part of the run's games table so that memory stays bounded.
 """
 
 from __future__ import annotations
