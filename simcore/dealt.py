@@ -139,8 +139,8 @@ def play_deals(rules, seed, games, n_deals, policy_ids, params, points, one_card
                 gs[TOTALS + side] = 0
             begin_deal(rules, gs, d, dealer_of(rules, fd, d), events, -1, 0)
             status, _ = run_deal(rules, policy_ids, params, gs, ps, events, -1, 0, -1, one_card, exchange, None)
-            piles, sweep_pts, same_suit = gs[PILES : PILES + 4], gs[SWEEP_PTS : SWEEP_PTS + 4], gs[SAME_SUIT : SAME_SUIT + 4]
-            score_deal(rules, piles, sweep_pts, same_suit, s.points, s.work, status == DEAL_OUT)
+            piles, sweep_pts = gs[PILES : PILES + 4], gs[SWEEP_PTS : SWEEP_PTS + 4]
+            score_deal(rules, piles, sweep_pts, gs[SAME_SUIT : SAME_SUIT + 4], s.points, s.work, status == DEAL_OUT)
             for side in range(rules.n_sides):
                 total = 0
                 for k in range(rules.n_categories):
