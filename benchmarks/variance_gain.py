@@ -7,8 +7,9 @@ prints, per row of ``compare_runs``, the paired interval's half-width, the unpai
 the control variates' R² and gain (``analysis.control``: the cards dealt, the mirrored greedy replays of
 ``analysis.mirror``, both) on every game's self-play, under greedy at ``--games`` and under lookahead at
 ``--strong-games``, with the CPU seconds the replays cost per 10^6 games (process time: the load enters that figure
-only through cache contention). Target: pairing 3x on the comparisons, the control variate 1.5x fewer games
-(issue 12). A report: it exits 0 either way.
+only through cache contention); then how often the blocks of a lookahead Scopa run (``--coverage-games``, 100
+blocks) cover the whole run's plain rate with each control set's 95% interval, and their mean error. Target:
+pairing 3x on the comparisons, the control variate 1.5x fewer games (issue 12). A report: it exits 0 either way.
 """
 
 from __future__ import annotations
@@ -70,12 +71,50 @@ def control_section(tmp: Path, policy: str, games: int, only: list[str] | None =
     return rows
 
 
+def coverage_section(tmp: Path, variant: str, policy: str, games: int, blocks: int = 100) -> dict[str, float]:
+    """Repeated estimation: ``blocks`` blocks of one run, each estimating the first player's win rate plainly and
+    with each control set; how often the 95% intervals cover the whole run's plain rate, and the blocks' mean
+    error (bias) against it."""
+    from analysis.control import control_weights, controls_of_part, cv_estimate
+    from analysis.mirror import mirror_controls
+    from analysis.paired import Moments
+
+    run = _run(tmp, f"cover-{variant}-{policy}", variant, policy, {}, games)
+    g = run.games.sort_values("game")
+    part = {c: g[c].to_numpy() for c in g.columns}
+    x = controls_of_part(run, part, np.array(list(control_weights(variant).values())))
+    z = mirror_controls(run, part)
+    y = (g.winner == run.seat_side[g.first_player]).to_numpy().astype(np.int64)
+    xz = np.column_stack([x, z])
+    k = x.shape[1]
+    sets = {"plain": [], "cards dealt": list(range(k)), "mirrored replays": list(range(k, xz.shape[1]))}
+    sets["both"] = list(range(xz.shape[1]))
+    target = y.mean()
+    hits, errors = dict.fromkeys(sets, 0), {name: [] for name in sets}
+    for block in np.array_split(np.arange(len(y)), blocks):
+        m = Moments(xz.shape[1] + 1)
+        m.add(np.column_stack([xz[block], y[block]]))
+        for name, xs in sets.items():
+            r = cv_estimate(m, xz.shape[1], xs)
+            if name == "plain":
+                r = r | {"estimate": r["plain"], "ci_low": r["plain"] - r["plain_half_width"]}
+                r["ci_high"] = r["plain"] + r["plain_half_width"]
+            hits[name] += r["ci_low"] <= target <= r["ci_high"]
+            errors[name].append(r["estimate"] - target)
+    print(f"\ncoverage: {variant} {policy}, {blocks} blocks of {games // blocks:,} games, target {target:.4f}")
+    for name in sets:
+        bias, sd = np.mean(errors[name]), np.std(errors[name], ddof=1)
+        print(f"{name:17} covered {hits[name] / blocks:6.1%}  mean error {bias:+.4f} (sd of the blocks {sd:.4f})")
+    return {name: hits[name] / blocks for name in sets}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--strong-games", type=int, default=None, help="lookahead's games [default: games / 10]")
     parser.add_argument("--only", action="append", help="control variates of this game only (repeatable)")
     parser.add_argument("--no-pairing", action="store_true", help="skip the paired comparisons")
+    parser.add_argument("--coverage-games", type=int, default=20_000, help="lookahead Scopa games of the coverage")
     args = parser.parse_args(argv)
     from analysis.balance import compare_runs
 
@@ -95,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{label:44} {metric:26} {hp:10.5f} {hu:10.5f} {hu / hp:5.2f}x {p.correlation:6.3f}")
         control_section(tmp, "greedy", args.games, args.only)
         control_section(tmp, "lookahead", args.strong_games or max(args.games // 10, 1000), args.only)
+        if args.coverage_games:
+            coverage_section(tmp, "scopa", "lookahead", args.coverage_games)
 
 
 if __name__ == "__main__":
