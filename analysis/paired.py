@@ -48,8 +48,9 @@ from analysis.load import Run
 from simcore.errors import ConfigError
 
 #: The ``Rules`` fields the deal stream's consumers read (first dealer, shuffle, hands, table, kings redeal, and
-#: the dealer of each later deal: Foracio's ``dealer_rotation``).
-DEAL_FIELDS = ("variant", "players", "pack", "hand_size", "table_size", "redeal_kings", "dealer_step")
+#: the dealer of each later deal: Foracio's ``dealer_rotation``; ``deal_rotation``, 0 in every run, moves the hands
+#: in ``analysis.mirror``'s replays).
+DEAL_FIELDS = ("variant", "players", "pack", "hand_size", "table_size", "redeal_kings", "dealer_step", "deal_rotation")
 
 #: Per-game quantities compared game by game (the names of ``analysis.balance.SHAPE_METRICS``).
 GAME_METRICS = ("deals per game", "plays per game", "redeals per game", "margin of victory")

@@ -50,10 +50,12 @@ TITLES: dict[str, tuple[str, str]] = {
     ),
     "control_variate": (
         "First player's advantage, adjusted for the cards dealt (control variate)",
-        "plain: mean over games ± {level} t half-width; adjusted: regression on how much more scoring material "
-        "(per category) the first player's side was dealt than the other sides over the deals played, mean zero "
-        "by symmetry ({level} OLS intercept interval); R²: share of the variance the cards explain; gain: how many "
-        "times fewer games the adjusted figure needs for the same interval",
+        "plain: mean over games ± {level} t half-width; adjusted: regression on controls of mean zero by symmetry "
+        "({level} OLS intercept interval). cards dealt: how much more scoring material (per category) the first "
+        "player's side was dealt than the other sides over the deals played; mirrored replays: greedy self-play "
+        "of each game on its own shuffles, as dealt minus with the hands moved on one seat (each rotation), won "
+        "and margin; both: all of them. R²: share of the variance the controls explain; gain: how many times "
+        "fewer games the adjusted figure needs for the same interval",
     ),
     "pairings": (
         "Opening advantage by policy pairing",
@@ -109,20 +111,20 @@ def titles(level: float = 0.95) -> dict[str, tuple[str, str]]:
     return {name: (t.format(level=text), c.format(level=text)) for name, (t, c) in TITLES.items()}
 
 
-def run_tables(run: Run, level: float = 0.95) -> dict[str, pd.DataFrame]:
-    """Every table of one run, as DataFrames of numbers with a plain RangeIndex (names as in :data:`TITLES`)."""
-    points = points_per_deal(run, level).reset_index()
-    categories = category_table(run, level).reset_index()
-    return {
-        "seats": seat_win_rates(run, level),
-        "seat_advantage": seat_advantage(run, level),
-        "deal_advantage": deal_advantage(run, level),
-        "control_variate": control_table(run, level),
-        "pairings": pairing_advantage(run, level),
-        "points": points,
-        "categories": categories,
-        "game_shape": game_shape(run, level).reset_index(),
+def run_tables(run: Run, level: float = 0.95, names: list[str] | None = None) -> dict[str, pd.DataFrame]:
+    """Every table of one run (or those of ``names``), as DataFrames of numbers with a plain RangeIndex (names as
+    in :data:`TITLES`). Only the tables asked for are computed: the control variate replays games."""
+    makers: dict[str, Callable[[], pd.DataFrame]] = {
+        "seats": lambda: seat_win_rates(run, level),
+        "seat_advantage": lambda: seat_advantage(run, level),
+        "deal_advantage": lambda: deal_advantage(run, level),
+        "control_variate": lambda: control_table(run, level),
+        "pairings": lambda: pairing_advantage(run, level),
+        "points": lambda: points_per_deal(run, level).reset_index(),
+        "categories": lambda: category_table(run, level).reset_index(),
+        "game_shape": lambda: game_shape(run, level).reset_index(),
     }
+    return {name: make() for name, make in makers.items() if names is None or name in names}
 
 
 def comparison_tables(runs: list[Run], level: float = 0.95) -> list[pd.DataFrame]:
@@ -285,6 +287,7 @@ COLUMNS: dict[str, Callable[[pd.DataFrame, str], list[Column]]] = {
     ],
     "control_variate": lambda df, ci: [
         Column("measure", lambda r: str(r["measure"]), numeric=False),
+        Column("control", lambda r: str(r["control"]), numeric=False),
         Column("plain", lambda r: _cv_value(r, "plain") + " ± " + _cv_value(r, "plain_half_width", sign=False)),
         Column("adjusted", lambda r: _cv_value(r, "estimate")),
         Column(ci, lambda r: _cv_value(r, "ci_low") + " to " + _cv_value(r, "ci_high")),
@@ -384,8 +387,7 @@ class Analysis:
     def of(cls, runs: list[Run], level: float = 0.95, names: list[str] | None = None) -> Analysis:
         tables = []
         for run in runs:
-            all_tables = run_tables(run, level)
-            tables.append({n: t for n, t in all_tables.items() if names is None or n in names})
+            tables.append(run_tables(run, level, names))
         want_comparison = names is None or "comparison" in names
         comparisons = comparison_tables(runs, level) if want_comparison and len(runs) > 1 else []
         return cls(runs, tables, comparisons, level)

@@ -624,7 +624,8 @@ def run_sections(quick: bool, runs: Path, sizes: list[int], folder: Path) -> dic
     stop_latency.main([*quick_args, "--json", str(folder / "stop.json")])
     out["stop_latency"] = json.loads((folder / "stop.json").read_text())
     print("\n== Pairing and control-variate gains (python -m benchmarks.variance_gain) ==", flush=True)
-    variance_gain.main(["--games", "20000" if quick else "100000"])
+    quick_gain = ["--games", "20000", "--strong-games", "2000", "--coverage-games", "4000"]
+    variance_gain.main(quick_gain if quick else ["--games", "100000", "--strong-games", "5000"])
     print("\n== User-written policies (python -m benchmarks.user_policies) ==", flush=True)
     user_games = ["--games", "20000", "--reps", "3"] if quick else []
     user_policies.main([*user_games, "--json", str(folder / "user.json")])

@@ -23,8 +23,30 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.kernels.deal import EV_WIDTH, deal_hands, dealer_of, draw_first_dealer, start_deal
-from simcore.kernels.workspace import DEAL_RNG, GAME_STATE_SIZE, HANDS
+from simcore.kernels.deal import (
+    DEAL_OUT,
+    EV_WIDTH,
+    begin_deal,
+    deal_hands,
+    dealer_of,
+    draw_first_dealer,
+    run_deal,
+    start_deal,
+)
+from simcore.kernels.game import fill_rule_info, new_scratch
+from simcore.kernels.scoring import score_deal
+from simcore.kernels.workspace import (
+    DEAL_RNG,
+    GAME_STATE_SIZE,
+    HANDS,
+    PILES,
+    RNG,
+    SAME_SUIT,
+    STREAM_KEY,
+    SUBSTREAM,
+    SWEEP_PTS,
+    TOTALS,
+)
 from simcore.rng import DEAL_STREAM, stream_state
 from simcore.variants.base import Rules
 
@@ -63,7 +85,7 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
             for s in range(players):
                 first_round[row, s] = gs[HANDS + s]
                 hands[row, s] = gs[HANDS + s]
-            first = (deal_dealer + 1) % players
+            first = (deal_dealer + 1 + rules.deal_rotation) % players
             while pos + players * hand_size <= n:
                 pos, _ = deal_hands(gs, players, hand_size, first, pos, events, -1, 0)
                 for s in range(players):
@@ -91,3 +113,56 @@ def dealt_hands(rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray)
         rules, np.int64(seed), games, n_deals, out.first_dealer, out.dealer, out.first_round, out.hands, out.table
     )
     return out
+
+
+@kernel
+def play_deals(rules, seed, games, n_deals, policy_ids, params, points, one_card, exchange):
+    """Play each of the first ``n_deals[g]`` deals of ``games`` on its own, from totals of zero, with quick
+    policies (random or greedy: ``run_deal`` compiled without the others), and write each side's points of each
+    deal to ``points[row, side]`` (rows in (game, deal) order, as :class:`DealtHands`). Deal d is the game's
+    d-th deal, whatever the deals before it: a function of the deal stream and the seats' streams only."""
+    s = new_scratch(rules)
+    gs, ps = s.gs, s.ps
+    events = np.zeros((1, 1, EV_WIDTH), np.int64)  # never written: ev_slot is -1
+    fill_rule_info(ps, rules)
+    players = rules.players
+    row = 0
+    for g in range(len(games)):
+        gs[DEAL_RNG] = stream_state(seed, games[g], DEAL_STREAM)
+        for seat in range(players):
+            ps[RNG + 1 + seat] = stream_state(seed, games[g], 1 + seat)
+            ps[STREAM_KEY + seat] = ps[RNG + 1 + seat]
+            ps[SUBSTREAM + seat] = 0
+        fd = draw_first_dealer(gs, players, rules.first_dealer_fixed)
+        for d in range(n_deals[g]):
+            for side in range(4):
+                gs[TOTALS + side] = 0
+            begin_deal(rules, gs, d, dealer_of(rules, fd, d), events, -1, 0)
+            status, _ = run_deal(rules, policy_ids, params, gs, ps, events, -1, 0, -1, one_card, exchange, None)
+            piles, sweep_pts = gs[PILES : PILES + 4], gs[SWEEP_PTS : SWEEP_PTS + 4]
+            score_deal(rules, piles, sweep_pts, gs[SAME_SUIT : SAME_SUIT + 4], s.points, s.work, status == DEAL_OUT)
+            for side in range(rules.n_sides):
+                total = 0
+                for k in range(rules.n_categories):
+                    total += s.points[side, k]
+                points[row, side] = total
+            row += 1
+
+
+def deal_points(
+    rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray, policy_ids: np.ndarray, params: np.ndarray
+) -> np.ndarray:
+    """Each side's points of each of the first ``n_deals[i]`` deals of game ``games[i]``, every deal played on its
+    own from totals of zero by quick policies (``policy_ids``: random or greedy; :func:`play_deals`)."""
+    from simcore.engine import run_features
+
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    n_deals = np.ascontiguousarray(n_deals, dtype=np.int64)
+    one_card, exchange, full = run_features(rules, policy_ids)
+    if full is not None:
+        raise ValueError("deal_points plays random and greedy seats only")
+    points = np.zeros((int(n_deals.sum()), rules.n_sides), np.int64)
+    ids = np.ascontiguousarray(policy_ids, dtype=np.int64)
+    play_deals(rules, np.int64(seed), games, n_deals, ids, np.ascontiguousarray(params, np.float64), points,
+               one_card, exchange)  # fmt: skip
+    return points

@@ -127,8 +127,8 @@ def test_controls_have_mean_zero_and_intervals_cover(big):
 
 
 def test_control_table(big):
-    table = control_table(big).set_index("measure")
-    wins = table.loc["first player's side wins"]
+    table = control_table(big).set_index(["measure", "control"])
+    wins = table.loc[("first player's side wins", "cards dealt")]
     assert wins["plain"] == pytest.approx((big.games.winner == big.games.first_player).mean())
     assert wins["gain"] > 1 and 0 < wins["r2"] < 1 and wins["controls"] == len(control_weights("scopa"))
     assert wins["ci_low"] < wins["estimate"] < wins["ci_high"]

@@ -180,8 +180,10 @@ def dealer_of(rules, first_dealer, deal_idx):
 
 @inline_kernel
 def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
-    """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events)."""
-    first = (dealer + 1) % rules.players
+    """Shuffle and deal, redealing while the deal is void (kings); returns (table, pos, n, redeals, events).
+
+    The hands go out from the leader on, each moved on ``rules.deal_rotation`` seats (0 in every run)."""
+    first = (dealer + 1 + rules.deal_rotation) % rules.players
     redeals = 0
     while True:
         if ev_slot >= 0:
@@ -357,6 +359,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
     per_round = players * hand_size
+    dealt_first = (first + rules.deal_rotation) % players  # the later rounds' hands, rotated as the first's
     mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
     in_round = t % per_round
     status = DEAL_DONE
@@ -374,7 +377,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
             forced = -1
         else:
             if t > 0 and in_round == 0:
-                pos, ne = deal_hands(gs, players, hand_size, first, pos, events, ev_slot, ne)
+                pos, ne = deal_hands(gs, players, hand_size, dealt_first, pos, events, ev_slot, ne)
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
@@ -493,7 +496,7 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                     leader = last_capturer
                 elif last_capturer >= 0 and rules.round_leader == LEADER_OPPONENT:
                     leader = 1 - last_capturer
-                pos, ne = deal_hands(gs, 2, 3, leader, pos, events, ev_slot, ne)
+                pos, ne = deal_hands(gs, 2, 3, (leader + rules.deal_rotation) % 2, pos, events, ev_slot, ne)
                 to_move = leader
                 continue
             p = to_move

@@ -129,6 +129,10 @@ class Rules(NamedTuple):
     cards_target: int = 99
     count_suit: int = -1
     count_suit_target: int = 99
+    # Internal, never a rule key (so never in a run's rules, traces or rows): seat s is dealt, in every round of
+    # every deal, the hand the shuffle put for seat s - deal_rotation (``deal.deal_hands``); the table and the
+    # stock keep their cards. ``analysis.mirror`` replays games with it; 0 in every run.
+    deal_rotation: int = 0
 
 
 @dataclass(frozen=True)
