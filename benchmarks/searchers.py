@@ -8,7 +8,7 @@ does not count (a loaded machine still slows the caches: compare ratios, not sec
 ``sides``: a policy in one seat against another policy in every other seat of a game with three sides (3-player
 Scopa, Skopa, Escoba), the first policy's seat rotated over the three seats on the same deals (same seed and game
 indices), so its fair share of the games is 1/3. Reports its share of the wins with a 95% t interval over the
-deals (each deal scores the mean of its three rotations), and the time. ``scopasim tournament`` cannot seat a
+games (each game index scores the mean of its three rotations), and the time. ``scopasim tournament`` cannot seat a
 game of more than two sides, hence this.
 
     python -m benchmarks.searchers cost --variant foracio --policy mc:horizon=3 --games 20 --rounds 3
@@ -80,7 +80,7 @@ def sides(args: argparse.Namespace) -> None:
     mean = float(share.mean())
     half = 1.96 * float(share.std(ddof=1)) / math.sqrt(args.games)
     print(f"{args.variant} 3p, {args.policy} in one seat (rotated) vs {args.other}: {mean:.1%} of the games "
-          f"(95% CI {mean - half:.1%}-{mean + half:.1%}; fair share 33.3%), {args.games} deals x 3 seats, seed "
+          f"(95% CI {mean - half:.1%}-{mean + half:.1%}; fair share 33.3%), {args.games} games x 3 seats, seed "
           f"{args.seed}, {seconds:.0f} s wall")  # fmt: skip
 
 
