@@ -107,6 +107,16 @@ class PolicySpec:
             out.pop("hold", None)  # the piles' value (rollout 0, mc's horizon) reads no trail term
         return out
 
+    def read_with(self, variant: str, key: str) -> str:
+        """The settings under which mc or search reads ``key``: ``"rollout=2 or 3"``; mc adds ``"or horizon above
+        0"`` when a horizon makes another rollout read it too (the piles' weights)."""
+        read_by = [str(r) for r in self.rollouts if key in self.params(variant, r, 0)]
+        text = f"rollout={' or '.join(read_by)}" if read_by else ""
+        others = [r for r in self.rollouts if str(r) not in read_by]
+        if self.policy_id == POLICY_MC and any(key in self.params(variant, r, 1) for r in others):
+            text += " or horizon above 0" if text else "horizon above 0"
+        return text
+
     def all_params(self, variant: str) -> dict[str, float]:
         """Every parameter this policy can read in ``variant`` (mc, search: under one rollout or another)."""
         if not self.rollouts:
@@ -157,10 +167,10 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "mc",
             POLICY_MC,
-            "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
-            "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
-            "the points or defensive parameters); horizon H > 0: stop a rollout H plays after the move and value "
-            "the piles at the game's weights",
+            "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal "
+            "(horizon=0) or for H plays, then value the piles at the game's weights (horizon=H), keep the best "
+            "mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read the points "
+            "or defensive parameters)",
             ("samples", "horizon"),
         ),
         PolicySpec(
@@ -369,12 +379,11 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None, hor
     a horizon."""
     known = spec.all_params(variant)
     if key in known:
-        read_by = [r for r in spec.rollouts if key in spec.params(variant, r, 0)]
-        now = int(own_defaults(spec.policy_id, variant)["rollout"] if rollout is None else rollout)
-        wanted = " or ".join(str(r) for r in read_by)
-        if spec.policy_id == POLICY_MC and key in spec.params(variant, now, 1):
-            wanted += " or horizon above 0"
-        return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
+        own = own_defaults(spec.policy_id, variant)
+        now = f"rollout={int(own['rollout'] if rollout is None else rollout)}"
+        if spec.policy_id == POLICY_MC:
+            now += f", horizon={int(own['horizon'] if horizon is None else horizon)}"
+        return f"policy {spec.name}: {key} is read only with {spec.read_with(variant, key)} (this policy has {now})"
     names = ", ".join(known) or "none"
     readers = [p.name for p in POLICIES.values() if key in p.all_params(variant)]
     if readers:
