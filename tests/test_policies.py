@@ -208,7 +208,7 @@ def test_point_policies_cannot_see_hidden_cards(variant, policy):
         assert len(decisions) == 1
 
 
-@pytest.mark.parametrize("policy", ["mc:samples=4", "search:worlds=3,depth=2"])
+@pytest.mark.parametrize("policy", ["mc:samples=4", "mc:samples=4,horizon=3", "search:worlds=3,depth=2"])
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_mc_cannot_see_hidden_cards(variant, policy):
     """The Monte Carlo (or search) seat's move and random stream do not change when the hidden cards are redrawn.

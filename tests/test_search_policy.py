@@ -154,6 +154,9 @@ def test_search_parameters_reach_the_kernel_row():
         ("foracio", 4, ["search:worlds=1,depth=1", "greedy", "search:worlds=1,depth=0", "greedy"]),
         ("skopa", 2, ["search:worlds=3,depth=3", "greedy"]),
         ("skopa", 3, ["search:worlds=2", "greedy", "greedy"]),
+        ("skopa", 3, ["search:worlds=2,tree=1", "greedy", "mc:samples=2,horizon=2"]),
+        ("scopa", 3, ["random", "search:worlds=2,tree=1,rollout=1", "search:worlds=2,tree=0"]),
+        ("escoba", 3, ["search:worlds=2,depth=2,tree=1", "lookahead", "greedy"]),
     ],
 )
 def test_search_plays_whole_games_of_every_game(variant, players, policies):
@@ -187,7 +190,7 @@ def test_a_game_records_its_own_search_defaults():
     assert parse_policy("search:depth=1,worlds=16", "foracio").label == "search"
     assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
     shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
-    assert "worlds=16, depth=1, rollout=0" in shown
+    assert "worlds=16, depth=1, tree=0, rollout=0" in shown
 
 
 def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):
@@ -213,3 +216,100 @@ def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):
         assert trace["policies"] == ["search:worlds=2", "greedy"]
         assert trace["events"][-1]["totals"] == [games.loc[trace["game"], f"total_{s}"] for s in range(2)]
         replay_trace(trace)
+
+
+def maxn(rules, hands, table, piles, sweeps, last, mover, root):
+    """Exact max-n values (every side's deal margin over the best other side) of a 3-player Scopa deal with the
+    stock empty and every hand known; ties broken as ``search.prefers`` (worse for the root, then the others)."""
+    n = len(hands)
+    if not any(hands):
+        piles = [set(p) for p in piles]
+        if table and last is not None:
+            piles[last] |= table
+        totals = [ref.deal_total(p) for p in ref.score_deal(rules, piles, sweeps)]
+        return [totals[k] - max(totals[j] for j in range(n) if j != k) for k in range(n)]
+    best = None
+    for card, take in ref.legal_moves(rules, hands[mover], table):
+        taken = set(cards_of(take))
+        new_hands = [set(h) for h in hands]
+        new_hands[mover].discard(card)
+        new_table, new_piles, new_sweeps, new_last = set(table), [set(p) for p in piles], list(sweeps), last
+        if taken:
+            new_table -= taken
+            new_piles[mover] |= taken | {card}
+            new_last = mover
+            if not new_table and (rules["last_play_scopa"] or any(new_hands)):
+                new_sweeps[mover] += 1
+        else:
+            new_table.add(card)
+        value = maxn(rules, new_hands, new_table, new_piles, new_sweeps, new_last, (mover + 1) % n, root)
+        others = [k for k in range(n) if k not in (mover, root)]
+        key = (value[mover], *(-value[k] for k in ([root] if mover != root else []) + others))
+        if best is None or key > best[0]:
+            best = (key, value)
+    return best[1]
+
+
+def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
+    """3-player Scopa, the stock empty, seat 0 with two cards left: in the true deal (every hand known) the
+    max-n tree searched to the end gives, for each of seat 0's moves, the exact max-n value of seat 0."""
+    from simcore.kernels.workspace import GAME_STATE_SIZE
+    from simcore.policies.kernels import POLICY_MC
+    from simcore.policies.search import MAX_DEPTH, maxn_value
+
+    resolved = SPEC.resolve({"players": 3})
+    rules = SPEC.compile(resolved)
+    choices = [parse_policy(p) for p in ("search:worlds=1,depth=6,tree=1", "greedy", "greedy")]
+    ids, params = policy_arrays(choices, resolved)
+    features = run_features(rules, ids)
+    events = np.zeros((1, 1, 7), np.int64)
+    stops = np.full(4, POLICY_MC, np.int64)
+    stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
+    moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
+    meta = np.empty((MAX_DEPTH, 3), np.int64)
+    vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
+    checked = positions = 0
+    for game in range(200):
+        s = new_scratch(rules)
+        s.gs[DEAL_RNG] = stream_state(5, game, 0)
+        for seat in range(3):
+            s.ps[RNG + 1 + seat] = stream_state(5, game, 1 + seat)
+        fill_rule_info(s.ps, rules)
+        fill_rule_info(s.rollout_ps, rules)
+        s.rollout_ids[:] = -1  # leaves at the depth limit by their piles (never reached here)
+        begin_deal(rules, s.gs, 0, 2, events, -1, 0)  # seat 0 leads
+        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+        while status == DEAL_NEED and not (s.gs[DS_POS] == s.gs[DS_N] and bin(int(s.gs[HANDS])).count("1") == 2):
+            forced = choose_greedy(s.ps, s.ps[VIEW_N_MOVES])
+            status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, forced, *features)
+        if status != DEAL_NEED:
+            continue
+        gs, ps = s.gs, s.ps
+        hands = [set(cards_of(int(gs[HANDS + k]))) for k in range(3)]
+        table = set(cards_of(int(gs[DS_TABLE])))
+        piles = [set(cards_of(int(gs[PILES + k]))) for k in range(3)]
+        sweeps = [int(gs[SWEEPS + k]) for k in range(3)]
+        last = None if gs[DS_LAST] < 0 else int(gs[DS_LAST])
+        values = set()
+        for m in range(int(ps[VIEW_N_MOVES])):
+            play, take = int(ps[MOVES + 2 * m]), int(ps[MOVES + 2 * m + 1])
+            card, taken = cards_of(play)[0], set(cards_of(take))
+            after = [h - {card} for h in hands]
+            t, p, sw, la = set(table), [set(x) for x in piles], list(sweeps), last
+            if taken:
+                t -= taken
+                p[0] |= taken | {card}
+                la = 0
+                sw[0] += 0 if t else 1
+            else:
+                t.add(card)
+            exact = maxn(resolved, after, t, p, sw, la, 1, 0)[0]
+            got = maxn_value(rules, s, params, 0, stops, stack, moves, meta, vals, gs, play, take, 6, 0, 0, 1,
+                             events, *features)  # fmt: skip
+            assert got == exact, (game, m, got, exact)
+            values.add(exact)
+        positions += 1
+        checked += len(values) > 1
+        if positions == 10:
+            break
+    assert positions == 10 and checked >= 3  # positions where the move mattered

@@ -18,18 +18,32 @@ def _values(params: dict[str, float]) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in params.items())
 
 
+def _change(base: dict[str, float], other: dict[str, float]) -> str:
+    """What ``other`` reads that ``base`` does not, and what it no longer reads: ``"instead of epsilon: hold=0.1"``,
+    ``"also risk=1"`` or ``"without card, sweep"``."""
+    dropped = ", ".join(k for k in base if k not in other)
+    added = _values({k: v for k, v in other.items() if k not in base})
+    if dropped and added:
+        return f"instead of {dropped}: {added}"
+    return f"also {added}" if added else f"without {dropped}" if dropped else "the same"
+
+
 def parameter_text(policy: PolicySpec, variant: str) -> str:
-    """The parameters a policy reads in a game, with their defaults; mc's and search's depend on their rollout."""
+    """The parameters a policy reads in a game, with their defaults; mc's and search's depend on their rollout (and
+    mc's on its horizon: above 0 it values the piles, so it reads the game's weights)."""
     if not policy.rollouts:
         return _values(policy.params(variant))
     base = policy.params(variant)
     parts = [_values(base)]
-    default = int(own_defaults(policy.policy_id, variant)["rollout"])
-    instead = ", ".join(k for k in base if k not in (*policy.reads, "rollout")) or "nothing"
+    own = own_defaults(policy.policy_id, variant)
     for rollout in policy.rollouts:
-        if rollout != default:
-            more = {k: v for k, v in policy.params(variant, rollout).items() if k not in (*policy.reads, "rollout")}
-            parts.append(f"with rollout={rollout} instead of {instead}: {_values(more)}")
+        if rollout != int(own["rollout"]):
+            parts.append(f"with rollout={rollout} {_change(base, policy.params(variant, rollout))}")
+    if "horizon" in own:
+        other, name = (0, "horizon=0") if own["horizon"] > 0 else (1, "horizon above 0")
+        changed = policy.params(variant, None, other)
+        if changed != base:
+            parts.append(f"with {name} {_change(base, changed)}")
     return "; ".join(parts)
 
 
@@ -81,8 +95,7 @@ def policies(
         for key in policy.all_params(spec.name):
             user = policy.name
             if key not in base:
-                rollouts = [str(r) for r in policy.rollouts if key in policy.params(spec.name, r)]
-                user += f" (rollout={' or '.join(rollouts)})"
+                user += f" ({policy.read_with(spec.name, key)})"
             users.setdefault((key, parameter_meaning(policy.name, spec.name, key)), []).append(user)
     render.print_table(console, table)
     keys = Table(title="parameters (a policy refuses the ones it does not read)")

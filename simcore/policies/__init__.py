@@ -24,12 +24,14 @@ from simcore.policies.heuristics import (
     P_DEPTH,
     P_EPSILON,
     P_HOLD,
+    P_HORIZON,
     P_PER_CARD,
     P_RISK,
     P_ROLLOUT,
     P_SAMPLES,
     P_SUIT,
     P_SWEEP,
+    P_TREE,
     P_WORLDS,
 )
 from simcore.policies.kernels import (
@@ -57,8 +59,9 @@ ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 # search reads the same, and has rollout 0 too: no rollout, the leaves valued by their piles (search.piles_margin).
 ROLLOUT_READS = {0: (WEIGHTS, "sweep"), 1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
 SEARCH_ROLLOUTS = {0: "none (the piles valued by the game's weights)", **ROLLOUTS}
-MC_DEFAULTS = {"samples": 24.0, "rollout": 1.0, "epsilon": 0.1}
-SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "rollout": 0.0, "epsilon": 0.1}
+MC_DEFAULTS = {"samples": 24.0, "horizon": 0.0, "rollout": 1.0, "epsilon": 0.1}
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "tree": 0.0, "rollout": 0.0, "epsilon": 0.1}
+MAX_HORIZON = 100  # mc: more plays than any deal has (Foracio's 52) mean "to the end"
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {(game, key): (key, True) for game in ("scopa", "scopone") for key in ("napola", "re_bello")}
 
@@ -84,23 +87,35 @@ class PolicySpec:
         """The rollout policies it accepts (mc, search), else none."""
         return {POLICY_MC: ROLLOUTS, POLICY_SEARCH: SEARCH_ROLLOUTS}.get(self.policy_id, {})
 
-    def params(self, variant: str, rollout: float | None = None) -> dict[str, float]:
-        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs), with
-        defaults."""
+    def params(self, variant: str, rollout: float | None = None, horizon: float | None = None) -> dict[str, float]:
+        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs; mc with a
+        ``horizon`` above 0 also values the piles, so reads the weights and ``sweep``), with defaults."""
         groups, chosen = self.reads, -1
-        if self.rollouts:
-            chosen = int(own_defaults(self.policy_id, variant)["rollout"] if rollout is None else rollout)
-            groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
         common = weights.defaults(variant) | own_defaults(self.policy_id, variant)
+        if self.rollouts:
+            chosen = int(common["rollout"] if rollout is None else rollout)
+            groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
+            if self.policy_id == POLICY_MC and (common["horizon"] if horizon is None else horizon) > 0:
+                groups = (*groups, *ROLLOUT_READS[0])  # the piles' value, as search's leaves with rollout 0
         out: dict[str, float] = {}
         for group in groups:
             if group == WEIGHTS:
                 out |= weights.game_weights(variant)
             else:
                 out[group] = common[group]
-        if chosen == 0:
-            out.pop("hold", None)  # the piles' value (rollout 0) reads no trail term
+        if chosen in (0, 1):
+            out.pop("hold", None)  # the piles' value (rollout 0, mc's horizon) reads no trail term
         return out
+
+    def read_with(self, variant: str, key: str) -> str:
+        """The settings under which mc or search reads ``key``: ``"rollout=2 or 3"``; mc adds ``"or horizon above
+        0"`` when a horizon makes another rollout read it too (the piles' weights)."""
+        read_by = [str(r) for r in self.rollouts if key in self.params(variant, r, 0)]
+        text = f"rollout={' or '.join(read_by)}" if read_by else ""
+        others = [r for r in self.rollouts if str(r) not in read_by]
+        if self.policy_id == POLICY_MC and any(key in self.params(variant, r, 1) for r in others):
+            text += " or horizon above 0" if text else "horizon above 0"
+        return text
 
     def all_params(self, variant: str) -> dict[str, float]:
         """Every parameter this policy can read in ``variant`` (mc, search: under one rollout or another)."""
@@ -152,18 +167,19 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "mc",
             POLICY_MC,
-            "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal, keep "
-            "the best mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read "
-            "the points or defensive parameters)",
-            ("samples",),
+            "determinized Monte Carlo: sample the unseen cards, roll each move out to the end of the deal "
+            "(horizon=0) or for H plays, then value the piles at the game's weights (horizon=H), keep the best "
+            "mean margin (rollout: 1 greedy with epsilon, 2 points, 3 defensive; rollouts 2 and 3 read the points "
+            "or defensive parameters)",
+            ("samples", "horizon"),
         ),
         PolicySpec(
             "search",
             POLICY_SEARCH,
             "determinized search (PIMC): sample the unseen cards, follow each move with alpha-beta over the next "
             "depth decisions of the deal, value the leaves by a rollout (as mc's) or, rollout=0, by the piles' "
-            "points; keep the best mean margin",
-            ("worlds", "depth"),
+            "points; keep the best mean margin (tree=1: max-n, each side for itself, with more than two sides)",
+            ("worlds", "depth", "tree"),
         ),
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
         PolicySpec("tartaluca", POLICY_TARTALUCA, "Tartaluca21's one-ply HeuristicBot (Scopa only)", games=("scopa",)),
@@ -182,10 +198,14 @@ MC_MEANINGS = {
     "samples": "determinizations of the hidden cards per decision",
     "epsilon": "chance of a random move in a greedy rollout (rollout=1)",
     "rollout": "the rollouts' policy: 1 greedy with epsilon, 2 points, 3 defensive",
+    "horizon": "plays a rollout runs after the move before the piles are valued at the game's weights (0: to the "
+    "end of the deal)",
 }
 SEARCH_MEANINGS = {
     "worlds": "determinizations of the hidden cards per decision (the search's budget)",
     "depth": f"decisions searched by alpha-beta after each move before the leaf's value (0 to {MAX_DEPTH})",
+    "tree": "with more than two sides: 0 paranoid (every other side against this one), 1 max-n (each side "
+    "maximises its own margin)",
     "epsilon": "chance of a random move in a greedy rollout at the leaves (rollout=1)",
     "rollout": "the leaves' value: 0 the piles' points, else a rollout by 1 greedy with epsilon, 2 points, 3 defensive",
 }
@@ -237,7 +257,7 @@ def _number(name: str, key: str, value: str) -> float:
 
 
 def _check_range(name: str, key: str, number: float, text: str) -> None:
-    if key in ("samples", "rollout", "epsilon", "worlds", "depth"):
+    if key in ("samples", "rollout", "epsilon", "worlds", "depth", "horizon", "tree"):
         if key in ("samples", "worlds") and not (1 <= number <= 200 and number == int(number)):
             raise ConfigError(f"policy {name}: {key} must be a whole number from 1 to 200, got {shown(text)}")
         if key == "depth" and not (0 <= number <= MAX_DEPTH and number == int(number)):
@@ -247,6 +267,11 @@ def _check_range(name: str, key: str, number: float, text: str) -> None:
             raise ConfigError(
                 f"policy {name}: rollout must be {zero}1 (greedy), 2 (points) or 3 (defensive), got {shown(text)}"
             )
+        if key == "horizon" and not (0 <= number <= MAX_HORIZON and number == int(number)):
+            bound = f"from 0 to {MAX_HORIZON}"
+            raise ConfigError(f"policy {name}: horizon must be a whole number {bound}, got {shown(text)}")
+        if key == "tree" and number not in (0, 1):
+            raise ConfigError(f"policy {name}: tree must be 0 (paranoid) or 1 (max-n), got {shown(text)}")
         if key == "epsilon" and not 0 <= number <= 1:
             raise ConfigError(f"policy {name}: epsilon must be between 0 and 1, got {shown(text)}")
     elif abs(number) > MAX_WEIGHT:
@@ -302,10 +327,10 @@ def parse_policy(
     for key, number in numbers.items():
         if key in spec.all_params(variant):
             _check_range(name, key, number, given[key])
-    params = spec.params(variant, numbers.get("rollout"))
+    params = spec.params(variant, numbers.get("rollout"), numbers.get("horizon"))
     for key, number in numbers.items():
         if key not in params:
-            raise ConfigError(_unread(spec, variant, key, numbers.get("rollout")))
+            raise ConfigError(_unread(spec, variant, key, numbers.get("rollout"), numbers.get("horizon")))
         bound = RULE_BOUND.get((variant, key))
         if bound is not None and rules is not None and rules.get(bound[0]) != bound[1]:
             raise ConfigError(f"policy {name}: {key} is read only with --rule {bound[0]}={str(bound[1]).lower()}")
@@ -349,14 +374,16 @@ def _user_choice(spec: PolicySpec, source: Any, rest: str, variant: str) -> Poli
     return PolicyChoice(spec, variant, params, source)
 
 
-def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None) -> str:
-    """Why ``key`` is refused: unknown to the policy, or read only under another rollout (mc)."""
+def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None, horizon: float | None = None) -> str:
+    """Why ``key`` is refused: unknown to the policy, or read only under another rollout (mc, search) or, mc, with
+    a horizon."""
     known = spec.all_params(variant)
     if key in known:
-        read_by = [r for r in spec.rollouts if key in spec.params(variant, r)]
-        now = int(own_defaults(spec.policy_id, variant)["rollout"] if rollout is None else rollout)
-        wanted = " or ".join(str(r) for r in read_by)
-        return f"policy {spec.name}: {key} is read only with rollout={wanted} (this policy has rollout={now})"
+        own = own_defaults(spec.policy_id, variant)
+        now = f"rollout={int(own['rollout'] if rollout is None else rollout)}"
+        if spec.policy_id == POLICY_MC:
+            now += f", horizon={int(own['horizon'] if horizon is None else horizon)}"
+        return f"policy {spec.name}: {key} is read only with {spec.read_with(variant, key)} (this policy has {now})"
     names = ", ".join(known) or "none"
     readers = [p.name for p in POLICIES.values() if key in p.all_params(variant)]
     if readers:
@@ -392,9 +419,11 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
         if c.spec.policy_id == POLICY_MC:
             params[seat, P_EPSILON] = row["epsilon"]
             params[seat, P_ROLLOUT] = row["rollout"]
+            params[seat, P_HORIZON] = row["horizon"]
         if c.spec.policy_id == POLICY_SEARCH:
             params[seat, P_EPSILON] = row["epsilon"]
             params[seat, P_WORLDS] = row["worlds"]
             params[seat, P_DEPTH] = row["depth"]
             params[seat, P_ROLLOUT] = row["rollout"]
+            params[seat, P_TREE] = row["tree"]
     return ids, params

@@ -15,6 +15,8 @@ seat's row of float parameters, laid out as:
     params[59]     points per unit of capture value a card is worth in hand (``hold``: what a trail gives up)
     params[60]     search: determinized worlds per decision (``simcore.policies.search``)
     params[61]     search: decisions searched by alpha-beta after each move
+    params[62]     mc: plays a rollout runs before the piles are valued (0: to the deal's end); search: its tree
+                   with more than two sides (0 paranoid, 1 max-n)
 
 Majorities are valued at the margin: once a side holds enough cards (or cards of the counted suit) to settle that
 category (``Rules.cards_target``, ``count_suit_target``), more of them are worth nothing to anybody.
@@ -66,6 +68,8 @@ P_HOLD = 59  # points per unit of capture value of a card kept in hand
 P_WORLDS = 60  # search: determinizations per decision
 P_DEPTH = 61  # search: decisions searched after the seat's move before a rollout
 MAX_DEPTH = 6  # search: the deepest tree it accepts
+P_HORIZON = 62  # mc: plays a rollout runs after the move before the piles are valued (0: to the end of the deal)
+P_TREE = 62  # search: its tree with more than two sides (0 paranoid, 1 max-n); mc reads the slot as P_HORIZON
 ACES = 0xF
 
 # view slots (simcore.kernels.game VIEW_*)

@@ -1,15 +1,19 @@
 """``mc``: determinized Monte Carlo (perfect-information sampling) inside Numba.
 
-For each of ``samples`` determinizations, the cards the seat has not seen are dealt at random into the other
-hands (at their known sizes; a hand that is public stays as it is) and into the stock; then every legal move is
-played and the rest of the deal is rolled out by every seat with a fast policy (``rollout``: 1, epsilon-greedy,
-i.e. greedy or, with chance ``epsilon``, a uniformly random move; 2, points; 3, defensive; with the seat's
-weights). A move's value is the average, over the samples, of the seat's deal-point margin at the end of the
-deal (its side's deal points minus the best other side's; a mid-deal win counts 100). The same determinization
-and the same rollout random numbers serve every move of a sample (common random numbers), so the comparison
-between moves is paired. Each rollout seat draws from its own substream of the Monte Carlo seat's stream
-(``simcore.rng.split_stream``: substream ``1 + 4 * n + k`` for rollout seat ``k`` of the seat's ``n``-th sample
-of the game), so no two rollout streams of a game overlap.
+For each of ``samples`` determinizations, the cards the seat has not seen are dealt at random into the other hands
+(at their known sizes; a hand that is public stays as it is) and into the stock; then every legal move is played and
+the rest of the deal is rolled out by every seat with a fast policy (``rollout``: 1, epsilon-greedy, i.e. greedy or,
+with chance ``epsilon``, a uniformly random move; 2, points; 3, defensive; with the seat's weights). A move's value
+is the average, over the samples, of the seat's deal-point margin at the end of the deal (its side's deal points
+minus the best other side's; a mid-deal win counts 100). The same determinization and the same rollout random
+numbers serve every move of a sample (common random numbers), so the comparison between moves is paired. With
+``horizon`` H > 0 a rollout stops after the H plays that follow the move (by every seat: 3 in a 4-player game is one
+reply of each other seat) and is valued by the margin of the piles so far at the seat's point weights
+(``piles_margin``, as search's leaves with ``rollout=0``), or exactly where the deal ends sooner: a long rollout's
+noise (thirteen-card hands in Foracio: 52 random plays) can outweigh what it sees, and a short one costs a fraction,
+so more samples fit in the same time. Each rollout seat draws from its own substream of the Monte Carlo seat's
+stream (``simcore.rng.split_stream``: substream ``1 + 4 * n + k`` for rollout seat ``k`` of the seat's ``n``-th
+sample of the game), so no two rollout streams of a game overlap.
 
 The chunk's stop flag (``simcore.kernels.control``) is checked between samples: once it is up the decision
 returns at once, and the game, whose rows are then discarded, ends in a few cheap plays.
@@ -25,10 +29,12 @@ so the rollouts, which run the same loop, can never call ``choose_mc`` themselve
 
 from __future__ import annotations
 
+import numpy as np
+
 from simcore._jit import kernel
-from simcore.kernels.bits import list_cards
+from simcore.kernels.bits import list_cards, popcount, suit_mask
 from simcore.kernels.control import CONTROL_STOP, atomic_load
-from simcore.kernels.deal import DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, run_deal
+from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, VIEW_SEAT, run_deal
 from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
     DECK,
@@ -50,14 +56,24 @@ from simcore.kernels.workspace import (
     VIEW,
     sample_base,
 )
-from simcore.policies.heuristics import MAX_PARAMS, P_ROLLOUT, P_SAMPLES
-from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_POINTS, POLICY_ROLLOUT, choose_greedy
+from simcore.policies.heuristics import (
+    MAX_PARAMS,
+    P_HORIZON,
+    P_PER_CARD,
+    P_ROLLOUT,
+    P_SAMPLES,
+    P_SUIT,
+    P_SWEEP,
+    points_of,
+)
+from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_MC, POLICY_POINTS, POLICY_ROLLOUT, choose, choose_greedy
 from simcore.rng import bounded, split_stream
 
-__all__ = ["MAX_PARAMS", "choose_mc"]
+__all__ = ["MAX_PARAMS", "P_HORIZON", "choose_mc", "piles_margin"]
 
 V_SEEN = 4
 OUT_VALUE = 100.0
+INF = 1e18
 
 
 @kernel
@@ -121,6 +137,43 @@ def deal_margin(rules, state, points, work, side, status, rps):
 
 
 @kernel
+def piles_margin(rules, params, seat, state, side):
+    """The side's margin in the piles so far, valued by the seat's point weights (mc with ``horizon``, search with
+    ``rollout=0``): the cards' points, the cards and counted-suit majorities per card, and the sweep and same-suit
+    points at ``sweep``."""
+    mine = 0.0
+    best_other = -INF
+    for other in range(rules.n_sides):
+        pile = state[PILES + other]
+        value = points_of(params, seat, pile) + params[seat, P_PER_CARD] * popcount(pile)
+        if rules.count_suit >= 0:
+            value += params[seat, P_SUIT] * popcount(pile & suit_mask(rules.count_suit))
+        value += params[seat, P_SWEEP] * (state[SWEEP_PTS + other] + state[SAME_SUIT + other])
+        if other == side:
+            mine = value
+        else:
+            best_other = max(best_other, value)
+    return mine - best_other
+
+
+@kernel
+def short_rollout(rules, s, params, seat, stops, state, rps, events, side, horizon, one_card, exchange, full):
+    """The value for ``side`` of the move in ``rps[MOVES]`` played in ``state``, then ``horizon`` plays of the
+    rollout policies (the deal loop stopped at each decision, as search walks its tree), then the piles' margin;
+    the exact deal margin if the deal ends first."""
+    status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, 0, one_card, exchange, full)
+    for _ in range(horizon):
+        if status != DEAL_NEED or rps[FAULT] != 0:
+            break
+        mover = rps[VIEW + VIEW_SEAT]
+        i = choose(rps, s.rollout_ids[mover], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
+        status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, i, one_card, exchange, full)
+    if status == DEAL_NEED:
+        return piles_margin(rules, params, seat, state, side)
+    return deal_margin(rules, state, s.points, s.work, side, status, rps)
+
+
+@kernel
 def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full=True):
     """Index of the legal move (prepared in the decision space) with the best average rollout margin.
 
@@ -145,6 +198,8 @@ def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full
     for m in range(n_moves):
         values[m] = 0.0
     side = rules.side_of[seat]
+    horizon = int(params[seat, P_HORIZON])
+    stops = np.full(4, POLICY_MC, np.int64)  # horizon > 0: the deal loop stops at every decision of a rollout
     for _ in range(int(params[seat, P_SAMPLES])):
         if atomic_load(s.control, CONTROL_STOP) != 0:
             return 0
@@ -159,10 +214,15 @@ def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full
             rps[MOVES + 1] = ps[MOVES + 2 * m + 1]
             for k in range(rules.players):
                 rps[RNG + 1 + k] = split_stream(ps[STREAM_KEY + seat], first_substream + k)
-            status, _ = run_deal(
-                rules, s.rollout_ids, s.rollout_params, rollout, rps, events, -1, 0, 0, one_card, exchange, full
-            )
-            values[m] += deal_margin(rules, rollout, s.points, s.work, side, status, rps)
+            if horizon > 0:
+                values[m] += short_rollout(
+                    rules, s, params, seat, stops, rollout, rps, events, side, horizon, one_card, exchange, full
+                )
+            else:
+                status, _ = run_deal(
+                    rules, s.rollout_ids, s.rollout_params, rollout, rps, events, -1, 0, 0, one_card, exchange, full
+                )
+                values[m] += deal_margin(rules, rollout, s.points, s.work, side, status, rps)
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0

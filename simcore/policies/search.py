@@ -3,25 +3,27 @@
 Why a tree on top of ``mc``: flat Monte Carlo assumes every later move is the rollout policy's, so it never sees
 that the opponent will answer a move with the sweep it leaves open. Here, for each of ``worlds`` determinizations
 (``montecarlo.determinize``: the cards the seat has not seen redrawn from its own stream, exactly as ``mc``), each
-legal move is followed by a perfect-information alpha-beta search of the next ``depth`` decisions of the deal
-(the seat's side maximizes its deal margin, every other side minimizes it: "paranoid" minimax, which is plain
-minimax with two sides). A position where the deal ends inside the tree is valued exactly (its deal points); one
-at the depth limit is valued, with ``rollout=0`` (the default), by the margin of the piles so far at the game's
-point weights (``piles_margin``), or by one rollout to the end of the deal with mc's rollout policies (1 greedy
-with ``epsilon``, 2 points, 3 defensive). Measured in 2-player Scopa, the piles beat the rollouts: a rollout's
-noise (one random future per leaf) outweighs what it sees beyond the tree. Rollout leaves of a world replay the
-same random numbers (substream ``1 + 4 * n + k`` of the seat's stream for rollout seat ``k`` of its ``n``-th
-world, as ``mc``), so moves are compared on common random numbers. A move's value is its mean over the worlds;
-the best mean is played.
+legal move is followed by a perfect-information alpha-beta search of the next ``depth`` decisions of the deal (the
+seat's side maximizes its deal margin, every other side minimizes it: "paranoid" minimax, which is plain minimax
+with two sides). With more than two sides (3-player Scopa and Skopa) that assumes two independent opponents both
+play against the seat; ``tree=1`` walks a max-n tree instead (``maxn_value``: every side picks the move best for its
+own margin), which with two sides is the same minimax. A position where the deal ends inside the tree is valued
+exactly (its deal points); one at the depth limit is valued, with ``rollout=0`` (the default), by the margin of the
+piles so far at the game's point weights (``piles_margin``), or by one rollout to the end of the deal with mc's
+rollout policies (1 greedy with ``epsilon``, 2 points, 3 defensive). Measured in 2-player Scopa, the piles beat the
+rollouts: a rollout's noise (one random future per leaf) outweighs what it sees beyond the tree. Rollout leaves of a
+world replay the same random numbers (substream ``1 + 4 * n + k`` of the seat's stream for rollout seat ``k`` of its
+``n``-th world, as ``mc``), so moves are compared on common random numbers. A move's value is its mean over the
+worlds; the best mean is played.
 
 The tree is walked with the game's own deal loop: run with every seat stopping (``POLICY_MC`` ids), ``run_deal``
 plays the forced move and stops at the next decision with its legal moves listed, so the search is right for
 every game and turn structure (Kaszinó's exchanges and double moves included) without a second move generator.
 A decision with a single legal move is played through without counting as a level of the tree.
 
-Parameters live in the seat's row at ``P_WORLDS`` and ``P_DEPTH`` (the layout is in ``simcore.policies.heuristics``;
-``epsilon`` shares ``P_EPSILON`` with mc). The chunk's stop flag is checked between worlds, as ``mc`` checks it
-between samples.
+Parameters live in the seat's row at ``P_WORLDS``, ``P_DEPTH`` and ``P_TREE`` (the layout is in
+``simcore.policies.heuristics``; ``epsilon`` shares ``P_EPSILON`` with mc). The chunk's stop flag is checked between
+worlds, as ``mc`` checks it between samples.
 """
 
 from __future__ import annotations
@@ -31,10 +33,13 @@ import numpy as np
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, popcount, suit_mask
 from simcore.kernels.control import CONTROL_STOP, atomic_load
-from simcore.kernels.deal import DEAL_NEED, VIEW_N_MOVES, VIEW_SEAT, run_deal
+from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_N_MOVES, VIEW_SEAT, run_deal
+from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
+    DS_OUT_SIDE,
     FAULT,
     FAULT_POLICY,
+    FAULT_VARIANT,
     GAME_STATE_SIZE,
     MOVES,
     PILES,
@@ -54,14 +59,22 @@ from simcore.policies.heuristics import (
     P_ROLLOUT,
     P_SUIT,
     P_SWEEP,
+    P_TREE,
     P_WORLDS,
     points_of,
 )
 from simcore.policies.kernels import POLICY_MC, choose, choose_greedy
-from simcore.policies.montecarlo import V_SEEN, deal_margin, determinize, rollout_policy
+from simcore.policies.montecarlo import (
+    OUT_VALUE,
+    V_SEEN,
+    deal_margin,
+    determinize,
+    piles_margin,
+    rollout_policy,
+)
 from simcore.rng import split_stream
 
-__all__ = ["MAX_DEPTH", "P_DEPTH", "P_WORLDS", "choose_search"]
+__all__ = ["MAX_DEPTH", "P_DEPTH", "P_TREE", "P_WORLDS", "choose_search", "maxn_value"]
 
 INF = 1e18
 
@@ -78,25 +91,6 @@ def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, e
     while status == DEAL_NEED and rps[VIEW + VIEW_N_MOVES] == 1 and rps[FAULT] == 0:
         status, _ = run_deal(rules, stops, params, dst, rps, events, -1, 0, 0, one_card, exchange, full)
     return status
-
-
-@kernel
-def piles_margin(rules, params, seat, state, side):
-    """The side's margin in the piles so far, valued by the seat's point weights (``rollout=0``): the cards'
-    points, the cards and counted-suit majorities per card, and the sweep and same-suit points at ``sweep``."""
-    mine = 0.0
-    best_other = -INF
-    for other in range(rules.n_sides):
-        pile = state[PILES + other]
-        value = points_of(params, seat, pile) + params[seat, P_PER_CARD] * popcount(pile)
-        if rules.count_suit >= 0:
-            value += params[seat, P_SUIT] * popcount(pile & suit_mask(rules.count_suit))
-        value += params[seat, P_SWEEP] * (state[SWEEP_PTS + other] + state[SAME_SUIT + other])
-        if other == side:
-            mine = value
-        else:
-            best_other = max(best_other, value)
-    return mine - best_other
 
 
 @kernel
@@ -175,6 +169,142 @@ def open_node(rules, rps, moves, meta, bounds, level, side, alpha, beta):
 
 
 @kernel
+def side_margins(totals, n_sides, out):
+    """Each side's margin over the best other side, from the sides' ``totals`` (written to ``out``)."""
+    for k in range(n_sides):
+        best_other = -INF
+        for j in range(n_sides):
+            if j != k:
+                best_other = max(best_other, totals[j])
+        out[k] = totals[k] - best_other
+
+
+@kernel
+def deal_vector(rules, state, points, work, status, rps, totals, out):
+    """Every side's deal margin at the end of the deal (a mid-deal win: +-100, as ``deal_margin``) in ``out``."""
+    piles, sweep_pts, same_suit = state[PILES : PILES + 4], state[SWEEP_PTS : SWEEP_PTS + 4], state[SAME_SUIT:]
+    if not score_deal(rules, piles, sweep_pts, same_suit, points, work, status == DEAL_OUT):
+        rps[FAULT] = FAULT_VARIANT
+    for k in range(rules.n_sides):
+        total = 0
+        for c in range(rules.n_categories):
+            total += points[k, c]
+        totals[k] = float(total)
+    side_margins(totals, rules.n_sides, out)
+    if status == DEAL_OUT:
+        for k in range(rules.n_sides):
+            out[k] += OUT_VALUE if state[DS_OUT_SIDE] == k else -OUT_VALUE
+
+
+@kernel
+def piles_vector(rules, params, seat, state, totals, out):
+    """Every side's margin in the piles so far at the seat's point weights (``piles_margin`` for each side)."""
+    for k in range(rules.n_sides):
+        pile = state[PILES + k]
+        value = points_of(params, seat, pile) + params[seat, P_PER_CARD] * popcount(pile)
+        if rules.count_suit >= 0:
+            value += params[seat, P_SUIT] * popcount(pile & suit_mask(rules.count_suit))
+        totals[k] = value + params[seat, P_SWEEP] * (state[SWEEP_PTS + k] + state[SAME_SUIT + k])
+    side_margins(totals, rules.n_sides, out)
+
+
+@kernel
+def leaf_vector(rules, s, params, seat, state, rps, events, key, first_substream, totals, out, one_card, exchange,
+                full):  # fmt: skip
+    """Every side's value of a decision ``state`` at the depth limit (``leaf_value`` for each side) in ``out``."""
+    if s.rollout_ids[0] < 0:
+        piles_vector(rules, params, seat, state, totals, out)
+        return
+    for k in range(rules.players):
+        rps[RNG + 1 + k] = split_stream(key, first_substream + k)
+    mover = rps[VIEW + VIEW_SEAT]
+    i = choose(rps, s.rollout_ids[0], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
+    status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, state, rps, events, -1, 0, i, one_card, exchange, full)
+    deal_vector(rules, state, s.points, s.work, status, rps, totals, out)
+
+
+@kernel
+def prefers(a, b, mover, root, n_sides):
+    """True if the side ``mover`` takes the value vector ``a`` over ``b``: its own value first; between equals, the
+    one worse for the root side, then for the other sides in order (so the choice does not depend on move order)."""
+    if a[mover] != b[mover]:
+        return a[mover] > b[mover]
+    if mover != root and a[root] != b[root]:
+        return a[root] < b[root]
+    for k in range(n_sides):
+        if k != mover and k != root and a[k] != b[k]:
+            return a[k] < b[k]
+    return False
+
+
+@kernel
+def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, play, take, depth, side, key, sub,
+               events, one_card, exchange, full):  # fmt: skip
+    """Value for ``side`` of playing ``(play, take)`` in the world ``root`` by a max-n tree over the next ``depth``
+    decisions: every side picks the child best for its own margin (``prefers``), no side plays against another
+    on purpose. ``vals`` rows 0..depth-1 hold each level's best vector, row ``MAX_DEPTH`` the child's, row
+    ``MAX_DEPTH + 1`` scratch; ``meta`` = [count, next, mover's side] per level."""
+    rps = s.rollout_ps
+    n_sides = rules.n_sides
+    child_vec, totals = vals[MAX_DEPTH], vals[MAX_DEPTH + 1]
+    status = advance(rules, stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
+    if status != DEAL_NEED:
+        deal_vector(rules, stack[0], s.points, s.work, status, rps, totals, child_vec)
+        return child_vec[side]
+    if depth == 0:
+        leaf_vector(rules, s, params, seat, stack[0], rps, events, key, sub, totals, child_vec, one_card, exchange,
+                    full)  # fmt: skip
+        return child_vec[side]
+    level = 0
+    open_maxn(rules, rps, moves, meta, vals, 0)
+    while True:
+        if meta[level, 1] < meta[level, 0]:
+            i = meta[level, 1]
+            meta[level, 1] += 1
+            p, t = moves[level, 2 * i], moves[level, 2 * i + 1]
+            child = stack[level + 1]
+            status = advance(rules, stops, params, stack[level], child, rps, events, p, t, one_card, exchange, full)
+            if rps[FAULT] != 0:
+                return 0.0
+            if status != DEAL_NEED:
+                deal_vector(rules, child, s.points, s.work, status, rps, totals, child_vec)
+            elif level + 1 == depth:
+                leaf_vector(rules, s, params, seat, child, rps, events, key, sub, totals, child_vec, one_card,
+                            exchange, full)  # fmt: skip
+            else:
+                level += 1
+                open_maxn(rules, rps, moves, meta, vals, level)
+                continue
+        else:
+            if level == 0:
+                return vals[0, side]
+            for k in range(n_sides):
+                child_vec[k] = vals[level, k]
+            level -= 1
+        if prefers(child_vec, vals[level], meta[level, 2], side, n_sides):
+            for k in range(n_sides):
+                vals[level, k] = child_vec[k]
+
+
+@kernel
+def open_maxn(rules, rps, moves, meta, vals, level):
+    """Start the max-n node at ``level`` from the decision listed in ``rps`` (moves as ``open_node``)."""
+    n = rps[VIEW + VIEW_N_MOVES]
+    first = choose_greedy(rps, n)
+    moves[level, 0], moves[level, 1] = rps[MOVES + 2 * first], rps[MOVES + 2 * first + 1]
+    k = 1
+    for m in range(n):
+        if m != first:
+            moves[level, 2 * k], moves[level, 2 * k + 1] = rps[MOVES + 2 * m], rps[MOVES + 2 * m + 1]
+            k += 1
+    mover = rules.side_of[rps[VIEW + VIEW_SEAT]]
+    meta[level, 0], meta[level, 1], meta[level, 2] = n, 0, mover
+    for k in range(4):
+        vals[level, k] = 0.0
+    vals[level, mover] = -INF  # any child is better than none
+
+
+@kernel
 def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, full=True):
     """Index of the legal move (prepared in the decision space) with the best mean search value over the worlds.
 
@@ -201,6 +331,8 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
     moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
     meta = np.empty((MAX_DEPTH, 3), np.int64)
     bounds = np.empty((MAX_DEPTH, 3), np.float64)
+    maxn = rules.n_sides > 2 and params[seat, P_TREE] != 0
+    vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
     values = s.values
     for m in range(n_moves):
         values[m] = 0.0
@@ -215,8 +347,12 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
         ps[SUBSTREAM + seat] += 1
         for m in range(n_moves):
             play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
-            values[m] += move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, sample, play, take,
-                                    depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
+            if maxn:
+                values[m] += maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, sample, play, take,
+                                        depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
+            else:
+                values[m] += move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, sample, play,
+                                        take, depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0
