@@ -92,7 +92,7 @@ def controls_of_part(run: Run, part: dict[str, np.ndarray], weights: np.ndarray)
     return out
 
 
-def control_moments(run: Run, mirror: bool = True) -> tuple[list[str], list[str], Moments]:
+def control_moments(run: Run, mirror: bool = False) -> tuple[list[str], list[str], Moments]:
     """The names of the dealt-material controls and of the mirror controls (``analysis.mirror``; none unless
     ``mirror``), and the moments of (material..., mirror..., won, final margin) over the run's games."""
     from analysis.mirror import mirror_controls, mirror_names
@@ -161,7 +161,7 @@ def cv_estimate(m: Moments, y: int, xs: list[int], level: float = 0.95) -> dict[
 CONTROL_SETS = ("cards dealt", "mirrored replays", "both")
 
 
-def control_rows(run: Run, level: float = 0.95, mirror: bool = True) -> list[dict[str, Any]]:
+def control_rows(run: Run, level: float = 0.95, mirror: bool = False) -> list[dict[str, Any]]:
     """:func:`control_table` as rows."""
     if not get_variant(run.variant).controls or run.n_games < 3:
         return []
@@ -178,7 +178,7 @@ def control_rows(run: Run, level: float = 0.95, mirror: bool = True) -> list[dic
     return rows
 
 
-def control_table(run: Run, level: float = 0.95, mirror: bool = True) -> pd.DataFrame:
+def control_table(run: Run, level: float = 0.95, mirror: bool = False) -> pd.DataFrame:
     """The first player's win rate and final margin, plain and adjusted by each control set (:data:`CONTROL_SETS`;
     the dealt material only, without ``mirror``: the replays cost some 13 CPU-s per 10^6 two-player games).
 

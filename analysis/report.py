@@ -186,11 +186,12 @@ def run_section(run: Run, tables: dict[str, pd.DataFrame], level: float) -> str:
     return "".join(parts)
 
 
-def render_report(runs: list[Run], level: float = 0.95) -> str:
-    """The whole HTML page for ``runs`` (with several, each after the first is also compared with the first)."""
+def render_report(runs: list[Run], level: float = 0.95, mirror: bool = False) -> str:
+    """The whole HTML page for ``runs`` (with several, each after the first is also compared with the first);
+    ``mirror`` as for :func:`analysis.tables.run_tables`."""
     from simcore import __version__
 
-    analysis = Analysis.of(runs, level)
+    analysis = Analysis.of(runs, level, mirror=mirror)
     title = "scopasim report: " + "; ".join(run_heading(r) for r in runs)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     parts = [

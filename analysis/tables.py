@@ -111,14 +111,18 @@ def titles(level: float = 0.95) -> dict[str, tuple[str, str]]:
     return {name: (t.format(level=text), c.format(level=text)) for name, (t, c) in TITLES.items()}
 
 
-def run_tables(run: Run, level: float = 0.95, names: list[str] | None = None) -> dict[str, pd.DataFrame]:
+def run_tables(
+    run: Run, level: float = 0.95, names: list[str] | None = None, mirror: bool = False
+) -> dict[str, pd.DataFrame]:
     """Every table of one run (or those of ``names``), as DataFrames of numbers with a plain RangeIndex (names as
-    in :data:`TITLES`). Only the tables asked for are computed: the control variate replays games."""
+    in :data:`TITLES`). Only the tables asked for are computed. ``mirror``: the control variate table also adjusts
+    by mirrored greedy replays of every game (``analysis.mirror``; off by default because the replays cost more
+    CPU than the games of a greedy run, README "control variates")."""
     makers: dict[str, Callable[[], pd.DataFrame]] = {
         "seats": lambda: seat_win_rates(run, level),
         "seat_advantage": lambda: seat_advantage(run, level),
         "deal_advantage": lambda: deal_advantage(run, level),
-        "control_variate": lambda: control_table(run, level),
+        "control_variate": lambda: control_table(run, level, mirror),
         "pairings": lambda: pairing_advantage(run, level),
         "points": lambda: points_per_deal(run, level).reset_index(),
         "categories": lambda: category_table(run, level).reset_index(),
@@ -384,10 +388,10 @@ class Analysis:
     level: float = 0.95
 
     @classmethod
-    def of(cls, runs: list[Run], level: float = 0.95, names: list[str] | None = None) -> Analysis:
+    def of(cls, runs: list[Run], level: float = 0.95, names: list[str] | None = None, mirror: bool = False) -> Analysis:
         tables = []
         for run in runs:
-            tables.append(run_tables(run, level, names))
+            tables.append(run_tables(run, level, names, mirror))
         want_comparison = names is None or "comparison" in names
         comparisons = comparison_tables(runs, level) if want_comparison and len(runs) > 1 else []
         return cls(runs, tables, comparisons, level)

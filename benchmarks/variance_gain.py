@@ -60,7 +60,7 @@ def control_section(tmp: Path, policy: str, games: int, only: list[str] | None =
         control_table(run, mirror=False)
         material = time.process_time() - start
         start = time.process_time()
-        table = control_table(run)
+        table = control_table(run, mirror=True)
         replays = time.process_time() - start - material
         for r in table.itertuples():
             rows.append({"game": variant, "policy": policy, **r._asdict()})

@@ -90,6 +90,15 @@ Games = Annotated[
 Threads = Annotated[
     int | None, typer.Option("--threads", "-t", metavar="INTEGER", help="Numba threads. [default: all cores]")
 ]
+Mirror = Annotated[
+    bool,
+    typer.Option(
+        "--mirror",
+        help="Also adjust the first player's advantage by mirrored greedy replays of every game (a strong "
+        "control variate under greedy play, a weak one under stronger play; the replays cost more CPU than "
+        "simulating a greedy run: README, control variates).",
+    ),
+]
 RunDir = Annotated[
     Path | None,
     typer.Option(

@@ -154,7 +154,7 @@ def test_mirror_intervals_cover_the_long_run_rate(greedy_run):
             covered[name] += r["ci_low"] <= target <= r["ci_high"]
     for name, hits in covered.items():
         assert 0.91 <= hits / 200 <= 0.99, (name, hits)
-    table = control_table(greedy_run).set_index(["measure", "control"])
+    table = control_table(greedy_run, mirror=True).set_index(["measure", "control"])
     assert list(table.index.get_level_values("control").unique()) == list(CONTROL_SETS)
     wins = table.loc["first player's side wins"]
     assert wins.loc["mirrored replays", "gain"] > 1.5 * wins.loc["cards dealt", "gain"]
@@ -176,3 +176,24 @@ def test_deals_played_on_their_own_start_as_the_games_do():
             out = engine.play(moved, config.seed, games, ids, params)
             points = deal_points(moved, config.seed, games, np.ones(300, np.int64), ids, params)
             assert np.array_equal(points, out.deal_points[:, 0].sum(axis=2)), (variant, r)
+
+
+def test_analyze_replays_only_when_asked(tmp_path):
+    """The replays cost more CPU than the games of a greedy run, so ``analyze``/``report`` show the mirror
+    control sets only with ``--mirror``; without it the table has the cards-dealt rows alone."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    path = tmp_path / "run"
+    api.simulate(RunConfig.create("scopa", games=400, seed=5, chunk_size=200), path, threads=1)
+    runner = CliRunner()
+    args = ["analyze", str(path), "--table", "control_variate", "--format", "csv"]
+    plain = runner.invoke(app, args)
+    mirrored = runner.invoke(app, [*args, "--mirror"])
+    assert plain.exit_code == 0 and mirrored.exit_code == 0, plain.output + mirrored.output
+    assert "cards dealt" in plain.output and "mirrored replays" not in plain.output
+    assert "mirrored replays" in mirrored.output and "both" in mirrored.output
+    page = tmp_path / "report.html"
+    assert runner.invoke(app, ["report", str(path), "--out", str(page), "--mirror"]).exit_code == 0
+    assert "mirrored replays" in page.read_text()

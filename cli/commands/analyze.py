@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli import render
+from cli.options import Mirror
 from simcore.errors import ConfigError, OutputError
 
 
@@ -43,6 +44,7 @@ def analyze(
     ] = None,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     partial: Annotated[bool, typer.Option("--partial", help="Read the finished chunks of incomplete runs.")] = False,
+    mirror: Mirror = False,
 ) -> None:
     """Seat advantage, scoring and game shape of run folders, with confidence intervals and tests."""
     from analysis import load_runs
@@ -62,7 +64,7 @@ def analyze(
         raise ConfigError("--table comparison needs at least two runs")
     loaded = load_runs(runs, allow_partial=partial)
     with analysis_errors():
-        result = Analysis.of(loaded, level, names)
+        result = Analysis.of(loaded, level, names, mirror)
         warnings = identical_warnings(loaded) if len(loaded) > 1 else []
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from cli.commands.analyze import analysis_errors, check_level, identical_warnings
+from cli.options import Mirror
 from simcore.errors import OutputError
 
 
@@ -38,6 +39,7 @@ def report(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing --out file.")] = False,
     level: Annotated[float, typer.Option("--level", help="Confidence level of the intervals.")] = 0.95,
     partial: Annotated[bool, typer.Option("--partial", help="Read the finished chunks of incomplete runs.")] = False,
+    mirror: Mirror = False,
 ) -> None:
     """Write one self-contained HTML page: seat advantage, convergence, scoring and game shape, tables and plots."""
     from analysis import load_runs
@@ -48,7 +50,7 @@ def report(
     check_not_inside(out, runs)
     loaded = load_runs(runs, allow_partial=partial)
     with analysis_errors():
-        page = render_report(loaded, level)
+        page = render_report(loaded, level, mirror)
         warnings = identical_warnings(loaded) if len(loaded) > 1 else []
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
