@@ -434,6 +434,7 @@ class RunWriter:
         if manifest["config"] != config.to_dict():
             diff = describe_diff(manifest["config"], config.to_dict())
             raise OutputError(f"cannot resume {where}: it was started with different settings ({diff[:200]})")
+        _check_policy_params(manifest, config, where)
         writer = cls(path, config, manifest, lock)
         # a chunk counts as done only when both of its part files are there, readable, of this run and of its slot
         for index in manifest["chunks_done"]:
@@ -547,12 +548,46 @@ def _new_manifest(config: RunConfig) -> dict[str, Any]:
         "rules_version": config.spec.rules_version,
         "rng_scheme": RNG_SCHEME,
         "config": config.to_dict(),
+        "policy_params": policy_params(config),
         "n_chunks": config.n_chunks,
         "chunks_done": [],
         "complete": False,
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "versions": versions(),
     }
+
+
+def policy_params(config: RunConfig) -> list[dict[str, float]]:
+    """Every parameter each seat's policy reads, defaults filled in. The config holds the policies' labels, which
+    name only the values given; a game's defaults (mc's in Foracio, say) may change between versions, so a resume
+    compares these too."""
+    return [dict(choice.params) for choice in config.policy_choices()]
+
+
+#: Policies whose per-game defaults have changed since runs first recorded labels only (mc, search).
+_DEFAULTS_CHANGED = ("mc", "search")
+
+
+def _check_policy_params(manifest: dict[str, Any], config: RunConfig, where: str) -> None:
+    """Refuse to resume a run whose seats would now play with other parameters than it was started with."""
+    now = policy_params(config)
+    then = manifest.get("policy_params")
+    if then is None:
+        names = {choice.spec.name for choice in config.policy_choices()}
+        if names & set(_DEFAULTS_CHANGED):
+            raise OutputError(
+                f"cannot resume {where}: it was started by a scopasim that did not record its policies' parameters, "
+                f"and the defaults of {', '.join(sorted(names & set(_DEFAULTS_CHANGED)))} have changed since; "
+                "start a new run"
+            )
+        return
+    for seat, (old, new) in enumerate(zip(then, now, strict=False)):
+        if old != new:
+            diff = describe_diff(old, new)
+            raise OutputError(
+                f"cannot resume {where}: seat {seat}'s policy now plays with other parameters ({diff[:200]}); its "
+                "games would differ; start a new run"
+            )
 
 
 def describe_diff(old: dict[str, Any], new: dict[str, Any]) -> str:

@@ -656,3 +656,27 @@ def test_a_file_size_limit_on_resume_is_one_line(interrupted):
     """A real process under RLIMIT_FSIZE (4 KiB: the lock fits, a part does not): the folder is left as it was."""
     message = refused_process(resume_args(interrupted), interrupted, code=1, preexec_fn=limit_file_size(4096))
     assert "cannot write part file" in message and "part-00001.parquet" in message
+
+
+def test_resume_refuses_a_run_whose_policies_now_play_other_parameters(interrupted):
+    """The config records the policies' labels, which name only the values given: a game's defaults that changed
+    between versions (mc's in Foracio) would mix two kinds of games. The manifest records every parameter."""
+    manifest = json.loads((interrupted / "manifest.json").read_text())
+    assert manifest["policy_params"] == results.policy_params(config())
+    changed = [{**manifest["policy_params"][0], "depth": 2.0}, manifest["policy_params"][1]]
+    edit(interrupted, policy_params=changed)
+    refused(resume_args(interrupted), interrupted, code=1, match="seat 0's policy now plays with other parameters")
+
+
+def test_resume_of_a_run_without_recorded_parameters(interrupted, tmp_path):
+    """Older runs lack ``policy_params``: resumed when their policies' defaults never changed (greedy, random),
+    refused when a seat plays mc or search, whose per-game defaults have."""
+    edit(interrupted, policy_params=DELETE)
+    result = CliRunner().invoke(app, [str(a) for a in resume_args(interrupted)])
+    assert result.exit_code == 0, result.output
+    mc = tmp_path / "mc"
+    api.simulate(config(policies=["mc:samples=2", "greedy"], games=20, chunk_size=10), mc, threads=1)
+    edit(mc, complete=False, chunks_done=[0], policy_params=DELETE)
+    for table in ("games", "deals"):
+        (mc / table / "part-00001.parquet").unlink()
+    refused(resume_args(mc), mc, code=1, match="did not record its policies' parameters")
