@@ -239,6 +239,10 @@ class VariantSpec:
     # (category, boolean rule key): a category that exists only while its key is on, after ``categories`` in this
     # order (Scopa's ``re_bello``: adding it always would change every default Scopa row and column)
     optional_categories: tuple[tuple[str, str], ...] = ()
+    # how many stakes a game won in its first deal is worth under a resolved rule set (Kaszinó's
+    # ``stake_multiplier``, K13): other than 1, the games table gets a ``stake`` column (that many for a game of
+    # one deal, else 1), absent otherwise, so default runs keep their columns
+    first_deal_stake: Callable[[Mapping[str, Any]], int] | None = None
 
     def categories_for(self, resolved: Mapping[str, Any]) -> tuple[str, ...]:
         """The scoring categories of a resolved rule set: ``categories``, then the optional ones switched on."""

@@ -25,6 +25,11 @@ Deliberate choices where RULES.md leaves room:
   seed deals the same cards as under ``random``.
 * A tábla is checked for the mid-deal win after every play; the residue award is followed by the ordinary
   end-of-deal decision (RULES.md A.5).
+* ``stake_multiplier="first_deal_double"`` (K13) is data, not play: a game won in its first deal (``deals`` = 1,
+  mid-deal or at the deal's end) gets ``stake`` 2 in the games table, every other game 1; without the key the
+  column is absent, so default runs keep their columns. The analysis keeps counting games (a win rate is a
+  share of games won, the first player's advantage a difference of such shares); a stake-weighted reading is
+  ``sum(stake * won) / sum(stake)`` over the games table, for whoever wants the money view.
 """
 
 from __future__ import annotations
@@ -139,6 +144,13 @@ KEYS = (
         "random: the first dealer is drawn from the deal stream (A.2, K2); fixed: seat 0 deals first (the draw is"
         " still made, so a seed deals the same cards under both)",
         choices=("random", "fixed"),
+    ),
+    RuleKey(
+        "stake_multiplier",
+        "off",
+        "first_deal_double: a game won in its first deal (mid-deal or at its end) counts double (K13, PAGAT-RC's"
+        " double game); recorded as the games table's stake column (2 or 1), play is unchanged; off: no column",
+        choices=("off", "first_deal_double"),
     ),
 )
 LEADERS = {
@@ -342,4 +354,5 @@ SPEC = VariantSpec(
     declare_info=game_info,
     weights=WEIGHTS,
     controls=CONTROLS,
+    first_deal_stake=lambda r: 2 if r["stake_multiplier"] == "first_deal_double" else 1,
 )
