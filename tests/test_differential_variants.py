@@ -94,6 +94,8 @@ CONFIGS = {
             ["random", "greedy"],
         ),
         ({"residue_if_no_capture": "dealer", "forced_capture": "none", "points_tabla": 0}, ["random", "random"]),
+        ({"out_call": "manual", "false_call": "ignored"}, ["greedy", "random"]),  # K13: only a call wins
+        ({"out_call": "manual", "target": 21, "stake_multiplier": "first_deal_double"}, ["random", "random"]),
     ],
     "scopone": [
         ({}, ["greedy"] * 4),

@@ -72,6 +72,7 @@ from simcore.variants.base import (
     ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
     LEADER_OPPONENT,
+    OUT_CALL,
     OUT_CLAIM,
     OUT_SECURED,
     RESIDUE_DEALER,
@@ -531,6 +532,16 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                     gs[DS_TRAILED + p] |= play
                 if ev_slot >= 0:
                     ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_TRAIL, 0, 0, play, 0)
+                # out_call="manual": a player carried over at the target calls after any play of his (under
+                # "auto" nobody starts a deal there, and a trail scores nothing, so only captures are checked)
+                if rules.mid_deal_out == OUT_CALL:
+                    sure = kaszino_sure_points(gs[PILES + p], gs[SWEEP_PTS + p], sc)
+                    if gs[TOTALS + p] + sure >= rules.target:
+                        if ev_slot >= 0:
+                            ne = emit(events, ev_slot, ne, EV_OUT, p, 0, 0, 0, 0, 0)
+                        gs[DS_OUT_SIDE] = p
+                        status = DEAL_OUT
+                        break
                 continue
             table &= ~take
             gs[PILES + p] |= take | play
