@@ -18,8 +18,22 @@ from simcore.errors import ConfigError
 from simcore.kernels.deal import DEAL_DONE, DEAL_OUT
 from simcore.kernels.game import EV_OUT, EV_PLAY, EV_WIDTH, begin_deal, fill_rule_info, new_scratch, run_deal
 from simcore.kernels.scoring import deal_winner
-from simcore.kernels.workspace import DS_N, DS_OUT_SIDE, DS_POS, DS_SEEN, DS_TABLE, HANDS, TOTALS
+from simcore.kernels.workspace import (
+    DS_LAST,
+    DS_N,
+    DS_OUT_SIDE,
+    DS_POS,
+    DS_SEEN,
+    DS_T,
+    DS_TABLE,
+    HANDS,
+    SAME_SUIT,
+    SWEEP_PTS,
+    SWEEPS,
+    TOTALS,
+)
 from simcore.policies import policy_arrays
+from simcore.reference import foracio as rf
 from simcore.reference import kaszino as rk
 from simcore.results import games_table
 from simcore.variants import get_variant
@@ -181,3 +195,141 @@ def test_k13_out_call_and_false_call_values():
     info = KASZINO.game_info(KASZINO.resolve({"out_call": "manual"}))
     assert info.mid_deal_out and info.past_target == "call"
     assert "no false call" in KASZINO.key("false_call").doc
+
+
+# ------------------------------------------------------------------------------ Foracio no_scopa_rule
+
+LAST_ROUND = {"no_scopa_rule": "final_capture_if_in_last_round"}
+DEALER = 3  # seat 0 leads; seats 0 and 2 are side 0
+
+
+def foracio_kernel_last_round(overrides, hands, table, banked=(0, 0)):
+    """The deal's last round (48 plays made, one card in each hand, seat 0 to play) in the kernel's deal loop,
+    greedy seats; returns (status, plays as (seat, points, sweep), per side (scope, sweeps, same-suit))."""
+    config = RunConfig.create("foracio", policies=["greedy"], rules=overrides, games=1, seed=0)
+    rules = config.compiled_rules()
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    s = new_scratch(rules)
+    fill_rule_info(s.ps, rules)
+    events = np.zeros((1, 256, EV_WIDTH), np.int64)
+    _, start = begin_deal(rules, s.gs, 0, DEALER, events, 0, 0)
+    gs = s.gs
+    for seat, hand in enumerate(hands):
+        gs[HANDS + seat] = parse_mask(hand)
+    gs[DS_TABLE] = gs[DS_SEEN] = parse_mask(table)
+    gs[DS_T], gs[DS_LAST] = 48, 1  # seat 1 made the last capture before this round
+    gs[TOTALS], gs[TOTALS + 1] = banked
+    status, ne = run_deal(rules, ids, params, gs, s.ps, events, 0, start, -1, *engine.run_features(rules, ids))
+    plays = [(int(r[1]), int(r[3]), bool(r[4])) for r in events[0, start:ne] if r[0] == EV_PLAY]
+    sides = [(int(gs[SWEEP_PTS + k]), int(gs[SWEEPS + k]), int(gs[SAME_SUIT + k])) for k in range(2)]
+    return status, plays, sides
+
+
+def foracio_reference_last_round(overrides, hands, table, banked=(0, 0)):
+    """The same position in the reference engine: (won mid-deal, plays, per side (scope, same-suit))."""
+    rules = FORACIO.resolve(overrides)
+    state = rf.DealState(0, [set(cards_of(parse_mask(h))) for h in hands], set(cards_of(parse_mask(table))))
+    state.last_capturer = 1
+    events = []
+    won = rf.play_deal(rules, state, list(banked), lambda seat, view: rf.choose_greedy(view, None), events)
+    plays = [(e["seat"], e["points"], e["sweep"]) for e in events]
+    return won, plays, [(state.scopa[k], state.same_suit[k]) for k in range(2)]
+
+
+def both_engines_last_round(overrides, hands, table, banked=(0, 0)):
+    """The position in both engines, checked to agree; returns the kernel's (status, plays, sides)."""
+    status, plays, sides = foracio_kernel_last_round(overrides, hands, table, banked)
+    won, ref_plays, ref_sides = foracio_reference_last_round(overrides, hands, table, banked)
+    assert ref_plays == plays and won == (status == DEAL_OUT)
+    assert ref_sides == [(scope, same) for scope, _, same in sides]
+    return status, plays, sides
+
+
+# Table 3c 4d; seat 0 sweeps it with 7h (scopa 7) in the last round; seats 1-3 then play Kc, Qd and the last card
+SWEEP_THEN_TRAILS = ("7h", "Kc", "Qd", "2s")  # nobody captures after the sweep: it is the deal's last capture
+SWEEP_THEN_CAPTURE = ("7h", "Kc", "Qd", "Ks")  # seat 3's Ks takes Kc: the sweep is not the last capture
+
+
+@pytest.mark.parametrize("overrides", [{}, LAST_ROUND])
+def test_f8_a_last_round_sweep_followed_by_a_capture_stands(overrides):
+    """Under both rules: a later capture (Ks takes Kc, not a sweep: Qd stays) leaves seat 0's scopa 7."""
+    status, plays, sides = both_engines_last_round(overrides, SWEEP_THEN_CAPTURE, "3c 4d")
+    assert status == DEAL_DONE
+    assert plays == [(0, 7, True), (1, 0, False), (2, 0, False), (3, 0, False)]
+    assert sides[0] == (7, 1, 0)
+
+
+def test_f8_final_capture_if_in_last_round_withdraws_the_last_captures_scopa():
+    """Seat 0's sweep is the deal's last capture: by default a scopa (not the deal's final card); under
+    final_capture_if_in_last_round it scores nothing, its play event says so, and the side's scope is 0."""
+    status, plays, sides = both_engines_last_round({}, SWEEP_THEN_TRAILS, "3c 4d")
+    assert plays[0] == (0, 7, True) and sides[0] == (7, 1, 0)
+    status, plays, sides = both_engines_last_round(LAST_ROUND, SWEEP_THEN_TRAILS, "3c 4d")
+    assert status == DEAL_DONE
+    assert plays == [(0, 0, False), (1, 0, False), (2, 0, False), (3, 0, False)]
+    assert sides[0] == (0, 0, 0)
+
+
+@pytest.mark.parametrize(("total", "bonus"), [("2v", 7), ("3v", 7)])
+def test_f8_a_withdrawn_same_suit_sweep_keeps_its_bonus(total, bonus):
+    """7h taking 3h 4h: a same-suit sweep; withdrawn, it keeps the same-suit 7 (under "3v" its whole 14)."""
+    overrides = {**LAST_ROUND, "same_suit_scopa_total": total}
+    _, plays, sides = both_engines_last_round(overrides, SWEEP_THEN_TRAILS, "3h 4h")
+    assert plays[0] == (0, bonus, False) and sides[0] == (0, 0, bonus)
+    _, plays, sides = both_engines_last_round({"same_suit_scopa_total": total}, SWEEP_THEN_TRAILS, "3h 4h")
+    scopa = 14 if total == "3v" else 7
+    assert plays[0] == (0, bonus + scopa, True) and sides[0] == (scopa, 1, bonus)
+
+
+def test_f8_the_final_cards_capture_scores_no_scopa_under_both():
+    """Seat 3's 4th play is the deal's 52nd: its sweep (5h taking 2c 3d) scores no scopa under either rule."""
+    hands = ("Kc", "Qd", "Jh", "5h")
+    for overrides in ({}, LAST_ROUND):
+        _, plays, sides = both_engines_last_round(overrides, hands, "2c 3d")
+        assert plays[3] == (3, 0, False) and sides[1] == (0, 0, 0)
+
+
+def test_f8_a_provisional_scopa_counts_toward_no_declaration():
+    """Side 0 at 64 of 71: seat 0's scopa 7 in the last round declares it at once by default; under the option it
+    is provisional, so nobody declares: the deal is played out (here the scopa is withdrawn, or stands after a
+    later capture, and the ordinary end-of-deal decision counts it)."""
+    status, plays, _ = both_engines_last_round({}, SWEEP_THEN_TRAILS, "3c 4d", banked=(64, 0))
+    assert status == DEAL_OUT and len(plays) == 1
+    for hands, scope in ((SWEEP_THEN_TRAILS, 0), (SWEEP_THEN_CAPTURE, 7)):
+        status, plays, sides = both_engines_last_round(LAST_ROUND, hands, "3c 4d", banked=(64, 0))
+        assert status == DEAL_DONE and len(plays) == 4 and sides[0][0] == scope
+
+
+def test_f8_a_declaring_last_round_sweep_loses_its_scopa():
+    """Side 0 at 64: 7h taking 3h 4h scores the same-suit 7 at once, which declares (64 + 7 = 71; the provisional
+    scopa does not count). The declaration ends the deal with that sweep as its last capture: no scopa, and the
+    play event shows the 7 alone."""
+    status, plays, sides = both_engines_last_round(LAST_ROUND, SWEEP_THEN_TRAILS, "3h 4h", banked=(64, 0))
+    assert status == DEAL_OUT and plays == [(0, 7, False)] and sides[0] == (0, 0, 7)
+
+
+def test_f8_games_under_the_option_in_both_engines():
+    """Whole games: the kernel's traces are the reference's and pass its trace check, and some games differ from
+    the default rule's; where they first differ, it is a last-round sweep, which the option withdrew."""
+    policies = ["random"] * 4
+    config = RunConfig.create("foracio", policies=policies, rules=LAST_ROUND, seed=7)
+    default = RunConfig.create("foracio", policies=policies, seed=7)
+    traces, default_traces = api.trace(config, range(60)), api.trace(default, range(60))
+    differ = 0
+    for trace, other in zip(traces, default_traces, strict=True):
+        assert trace == rf.play_game(7, trace["game"], dict(config.rules), policies)
+        rf.check_trace(trace)
+        if trace["events"] == other["events"]:
+            continue
+        differ += 1
+        i = next(i for i, (a, b) in enumerate(zip(trace["events"], other["events"], strict=False)) if a != b)
+        mine, theirs = trace["events"][i], other["events"][i]
+        assert mine["type"] == theirs["type"] == "play" and theirs["sweep"] and not mine["sweep"]
+        later = trace["events"][i + 1 :]
+        plays_left = next(k for k, e in enumerate(later) if e["type"] != "play")
+        assert plays_left <= 3 and all(e["kind"] == "trail" for e in later[:plays_left])  # last round, no capture after
+    assert differ >= 2
+    assert traces[0]["rules"]["no_scopa_rule"] == "final_capture_if_in_last_round"
+    assert default_traces[0]["rules"]["no_scopa_rule"] == "final_card_of_deal"
+    with pytest.raises(ConfigError, match="not allowed"):
+        FORACIO.resolve({"no_scopa_rule": "never"})

@@ -132,6 +132,9 @@ class Rules(NamedTuple):
     cards_target: int = 99
     count_suit: int = -1
     count_suit_target: int = 99
+    # Foracio no_scopa_rule="final_capture_if_in_last_round" (F8): a sweep made in the deal's last round (the last
+    # ``players`` plays) counts toward no declaration, and scores no scopa if no capture follows it in the deal
+    last_capture_no_scopa: int = 0
 
 
 @dataclass(frozen=True)
