@@ -333,3 +333,21 @@ def test_f8_games_under_the_option_in_both_engines():
     assert default_traces[0]["rules"]["no_scopa_rule"] == "final_card_of_deal"
     with pytest.raises(ConfigError, match="not allowed"):
         FORACIO.resolve({"no_scopa_rule": "never"})
+
+
+@pytest.mark.parametrize(
+    ("game", "keys"), [("kaszino", ("stake_multiplier", "out_call", "false_call")), ("foracio", ("no_scopa_rule",))]
+)
+def test_the_new_keys_are_listed_with_their_help(game, keys):
+    """``scopasim rules GAME`` (generated from the RuleKeys) shows each new key, its values and its help."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    shown = CliRunner().invoke(app, ["rules", game])
+    assert shown.exit_code == 0
+    spec = get_variant(game)
+    for name in keys:
+        key = spec.key(name)
+        assert name in shown.output and key.doc in shown.output
+        assert all(str(choice) in shown.output for choice in key.choices)
