@@ -136,7 +136,7 @@ def _dictionary(values: list[str], n: int) -> pa.DictionaryArray:
 
 
 def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table:
-    """One row per game."""
+    """One row per game (and a ``stake`` column where the rules give a first-deal win more stakes)."""
     n = len(games)
     cols: dict[str, pa.Array] = {
         "game": _arrow(games.astype(np.int64)),
@@ -153,6 +153,9 @@ def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
     cols["plays"] = _arrow(out.n_plays)
     cols["redeals"] = _arrow(out.redeals)
     cols["mid_deal"] = _arrow(out.mid_deal.astype(bool))
+    stake = config.spec.first_deal_stake(config.rules) if config.spec.first_deal_stake is not None else 1
+    if stake != 1:  # Kaszinó's stake_multiplier: a game won in its first deal is worth ``stake`` stakes
+        cols["stake"] = _arrow(np.where(out.n_deals == 1, stake, 1).astype(np.int8))
     return pa.table(cols)
 
 

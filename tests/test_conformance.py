@@ -43,7 +43,7 @@ from simcore.variants.base import GameInfo, RuleKey
 GAMES = 200  # simulated games per seating
 TRACED = 5  # of which traced and replayed
 SEED = 1111
-DECISIONS = ("top", "last_capture", "countout")
+DECISIONS = ("top", "last_capture", "countout", "call")
 
 Moves = Callable[[int, int], set[tuple[int, int]]]  # (hand mask, table mask) -> legal (played mask, taken mask)
 
@@ -112,7 +112,7 @@ def reference_moves(config: RunConfig) -> Moves:
 def decided(info: GameInfo, totals: list[int], target: int, last_capture_side: int | None) -> int | None:
     """The winning side after a played-out deal, or None for another deal (RULES.md A.5)."""
     over = [side for side, total in enumerate(totals) if total >= target]
-    if not over:
+    if not over or info.past_target == "call":  # "call": only a call in the middle of a deal ends the game
         return None
     if info.past_target == "last_capture":
         if len(over) == 1:
@@ -126,6 +126,8 @@ def decided(info: GameInfo, totals: list[int], target: int, last_capture_side: i
 def may_go_on(info: GameInfo, totals: list[int], target: int) -> bool:
     """Whether a deal ending at ``totals`` can leave the game undecided (the last capture is not known here)."""
     over = [side for side, total in enumerate(totals) if total >= target]
+    if info.past_target == "call":
+        return True
     if info.past_target == "last_capture":
         return len(over) != 1
     return not over or totals.count(max(totals)) > 1
@@ -135,7 +137,8 @@ def check_mid_deal_end(info: GameInfo, totals: list[int], target: int, winner: i
     assert info.mid_deal_out, "a mid-deal end in a game whose rules declare none"
     assert totals[winner] >= target, f"mid-deal winner at {totals[winner]}, below the target {target}"
     others = [t for side, t in enumerate(totals) if side != winner]
-    assert all(t < target for t in others), f"mid-deal end at {totals}: another side had reached {target} before"
+    if info.past_target != "call":  # a call: the first correct one wins, whoever else had reached the target
+        assert all(t < target for t in others), f"mid-deal end at {totals}: another side had reached {target} before"
 
 
 # ------------------------------------------------------------------------------------------ trace replay

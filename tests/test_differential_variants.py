@@ -60,6 +60,11 @@ CONFIGS = {
             ["greedy", "random", "greedy", "random"],
         ),
         ({"ace_sweep_is_scopa": True, "forced_capture": "none", "table_ace_in_sums": True}, ["greedy"] * 4),
+        ({"no_scopa_rule": "final_capture_if_in_last_round"}, ["random"] * 4),  # F8: the last capture, decided late
+        (
+            {"no_scopa_rule": "final_capture_if_in_last_round", "declare": "auto_on_secured_points", "target": 61},
+            ["random", "greedy"] * 2,
+        ),
     ],
     "escoba": [
         ({}, ["greedy", "greedy"]),
@@ -94,6 +99,8 @@ CONFIGS = {
             ["random", "greedy"],
         ),
         ({"residue_if_no_capture": "dealer", "forced_capture": "none", "points_tabla": 0}, ["random", "random"]),
+        ({"out_call": "manual", "false_call": "ignored"}, ["greedy", "random"]),  # K13: only a call wins
+        ({"out_call": "manual", "target": 21, "stake_multiplier": "first_deal_double"}, ["random", "random"]),
     ],
     "scopone": [
         ({}, ["greedy"] * 4),

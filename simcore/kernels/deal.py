@@ -16,6 +16,10 @@ Part B; the reference engines in ``simcore.reference`` follow the same steps):
   ``ace_scopa``). The deal's first play has rule scalars of its own (``first_play_rules``: Scopone's
   ``ace_first_play``). The table left at the end goes to the last capturer's side; if nobody captured
   it stays unscored. A mid-deal win ends the game after the play that secured it, with no residue.
+* Foracio's ``no_scopa_rule="final_capture_if_in_last_round"`` (``Rules.last_capture_no_scopa``): a sweep in
+  the deal's last round is provisional (``DS_PROVISIONAL``), counts toward no declaration, and when the deal
+  ends as the deal's last capture loses its scopa, in the state and on its already written play event
+  (``withdraw_scopa``).
 
 Where the deal stands lives in the game state (``DS_*`` slots), not in loop variables: a Monte Carlo seat stops
 the loop (status ``DEAL_NEED``) and the loop resumes with its choice, and a rollout runs the same loop on a
@@ -42,6 +46,8 @@ from simcore.kernels.workspace import (
     DS_OUT_SIDE,
     DS_PENDING,
     DS_POS,
+    DS_PROVISIONAL,
+    DS_PROVISIONAL_EVENT,
     DS_SEEN,
     DS_STEP,
     DS_T,
@@ -51,6 +57,7 @@ from simcore.kernels.workspace import (
     FAULT,
     FAULT_VARIANT,
     HANDS,
+    LAST_ROUND_SCOPA,
     MOVES,
     PILES,
     RI,
@@ -72,6 +79,7 @@ from simcore.variants.base import (
     ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
     LEADER_OPPONENT,
+    OUT_CALL,
     OUT_CLAIM,
     OUT_SECURED,
     RESIDUE_DEALER,
@@ -256,6 +264,9 @@ def clear_deal(gs):
         gs[SAME_SUIT + side] = 0
     gs[DS_OUT_SIDE] = -1
     gs[SWEEP_ORDER], gs[SWEEP_COUNT] = 0, 0
+    for side in range(4):
+        gs[LAST_ROUND_SCOPA + side] = 0
+    gs[DS_PROVISIONAL], gs[DS_PROVISIONAL_EVENT] = -1, -1
 
 
 @kernel
@@ -333,6 +344,23 @@ def award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne):
 
 
 @kernel(nrt=False)
+def withdraw_scopa(gs, side, events, ev_slot):
+    """Foracio's ``no_scopa_rule="final_capture_if_in_last_round"`` (F8) at the end of a deal (played out, or
+    ended by a declaration): the deal's last capture was a sweep in its last round, so its scopa
+    (``gs[DS_PROVISIONAL]`` points of ``side``) is withdrawn: from the side's scope and sweeps, and from its play
+    event, which then records the play as finally scored (no sweep; its same-suit points only)."""
+    swept = gs[DS_PROVISIONAL]
+    gs[SWEEP_PTS + side] -= swept
+    gs[SWEEPS + side] -= 1
+    gs[LAST_ROUND_SCOPA + side] -= swept
+    gs[DS_PROVISIONAL] = -1
+    at = gs[DS_PROVISIONAL_EVENT]
+    if ev_slot >= 0 and 0 <= at < events.shape[1]:
+        events[ev_slot, at, 3] -= swept
+        events[ev_slot, at, 4] = 0
+
+
+@kernel(nrt=False)
 def claim_reached(rules, gs, side, target):
     """Scopa's ``claim_out``: whether ``side``'s banked points, its scope of the deal and the points it is sure of
     (``scoring.scopa_secured``) reach the target, so that it claims the game after its play."""
@@ -355,6 +383,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     ace_single, ace_scopa = rules.ace_single_ordinary, rules.ace_scopa
     last_sweep, sweep_mode, sweep_points = rules.last_play_sweep != 0, rules.sweep_mode, rules.sweep_points
     mid_deal_out, target, countout = rules.mid_deal_out, rules.target, rules.countout
+    last_capture_rule = rules.last_capture_no_scopa
     t, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, first, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     total_plays = n - rules.table_size
@@ -415,6 +444,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
         last_capturer = seat
         kind = KIND_CAPTURE
         points = 0
+        swept = 0
         sweep = False
         ordinary = True
         if ace_sweeps != 0 and play & ACES:
@@ -425,7 +455,8 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 ordinary = False
                 if table == 0 and (t < total_plays or last_sweep):
                     sweep = True
-                    points = credit_sweep(gs, side, card_value(lowest(play), rules.sweep_value_by_rank), countout)
+                    swept = credit_sweep(gs, side, card_value(lowest(play), rules.sweep_value_by_rank), countout)
+                    points = swept
             elif ace_single == 0 or popcount(take) != 1 or (take & ACES) == 0:
                 ordinary = ace_scopa != 0  # a take-all: a sweep only under Scopone's ace_scopa, never same-suit
         if ordinary:
@@ -440,23 +471,32 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 if points != 0 and same_suit_bonus == SAME_SUIT_DOUBLES_SCOPA:
                     swept *= 2  # F8 same_suit_scopa_total="3v": a same-suit sweep's scopa doubled, plus the bonus
                 points += credit_sweep(gs, side, swept, countout)
+        if last_capture_rule != 0:  # F8 option: a capture settles the provisional sweep before it (it stands)
+            gs[DS_PROVISIONAL] = -1
+            if sweep and t > total_plays - players:  # a sweep in the last round is provisional itself
+                gs[LAST_ROUND_SCOPA + side] += swept
+                gs[DS_PROVISIONAL], gs[DS_PROVISIONAL_EVENT] = swept, ne if ev_slot >= 0 else -1
         if ev_slot >= 0:
             shown = 0 if kind == KIND_KEEP else take
             ne = emit(events, ev_slot, ne, EV_PLAY, seat, kind, points, sweep, play, shown)
+        # a declaration counts the banked total and the deal's scope and same-suit points, not a last-round scopa
         if mid_deal_out == OUT_SECURED:  # F13 "auto_on_secured_points": the pile's points are secured too
-            banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side]
+            banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] - gs[LAST_ROUND_SCOPA + side]
             secured = banked + foracio_pile_points(rules, gs[PILES + side]) >= target
         elif mid_deal_out == OUT_CLAIM:  # Scopa's claim_out: the mover's side claims once it is sure of the target
             secured = claim_reached(rules, gs, side, target)
         else:  # the totals are read only after a scoring capture
             secured = mid_deal_out != 0 and points > 0
-            secured = secured and gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] >= target
+            banked = gs[TOTALS + side] + gs[SWEEP_PTS + side] + gs[SAME_SUIT + side] - gs[LAST_ROUND_SCOPA + side]
+            secured = secured and banked >= target
         if secured:
             if ev_slot >= 0:
                 ne = emit(events, ev_slot, ne, EV_OUT, seat, 0, 0, 0, 0, 0)
             gs[DS_OUT_SIDE] = side
             status = DEAL_OUT
             break
+    if status != DEAL_NEED and gs[DS_PROVISIONAL] >= 0:  # the deal is over: its last capture's scopa is withdrawn
+        withdraw_scopa(gs, side_of[last_capturer], events, ev_slot)
     if status == DEAL_DONE:
         ne = award_residue(gs, table, last_capturer, side_of, events, ev_slot, ne)
     gs[DS_T], gs[DS_POS], gs[DS_TABLE], gs[DS_SEEN], gs[DS_LAST] = t, pos, table, seen, last_capturer
@@ -534,6 +574,16 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                     gs[DS_TRAILED + p] |= play
                 if ev_slot >= 0:
                     ne = emit(events, ev_slot, ne, EV_PLAY, p, KIND_TRAIL, 0, 0, play, 0)
+                # out_call="manual": a player carried over at the target calls after any play of his (under
+                # "auto" nobody starts a deal there, and a trail scores nothing, so only captures are checked)
+                if rules.mid_deal_out == OUT_CALL:
+                    sure = kaszino_sure_points(gs[PILES + p], gs[SWEEP_PTS + p], sc)
+                    if gs[TOTALS + p] + sure >= rules.target:
+                        if ev_slot >= 0:
+                            ne = emit(events, ev_slot, ne, EV_OUT, p, 0, 0, 0, 0, 0)
+                        gs[DS_OUT_SIDE] = p
+                        status = DEAL_OUT
+                        break
                 continue
             table &= ~take
             gs[PILES + p] |= take | play

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
-from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_CLAIM, OUT_SECURED, SCOPA, SCOPONE, SKOPA
+from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_CALL, OUT_CLAIM, OUT_SECURED, SCOPA, SCOPONE, SKOPA
 
 # Scopa and Scopone category columns (``re_bello`` only where the rules have it: Scopone always, Scopa when on)
 CARDS, COINS, SETTEBELLO, PRIMIERA, SCOPA_SWEEPS, NAPOLA, RE_BELLO = 0, 1, 2, 3, 4, 5, 6
@@ -471,7 +471,10 @@ def countout_winner(rules, totals, points, order, count):
 @kernel
 def deal_winner(rules, totals, points, last_capture_side, order, count):
     """The side that has won after a completed deal, or -1: ``game_winner``, and when the top is tied at or above
-    the target, Scopa's count-out if the rules ask for it (``countout_winner``; ``points``: the deal's points)."""
+    the target, Scopa's count-out if the rules ask for it (``countout_winner``; ``points``: the deal's points).
+    Kaszino's ``out_call="manual"``: never (only a call ends the game; scores carry over)."""
+    if rules.mid_deal_out == OUT_CALL:
+        return -1
     n = rules.n_sides
     w = game_winner(totals, n, rules.target, rules.last_capture_breaks_tie, last_capture_side)
     if w < 0 and rules.countout != 0:

@@ -22,6 +22,7 @@ Game state ``gs`` (int64 slots)::
     DS_*      [14]   where the deal stands (plays made, stock position, table, turn state), so that a deal can
                      stop for a Monte Carlo decision and resume, and a rollout can continue a sampled copy
     SWEEP_ORDER, SWEEP_COUNT [2]  the order of the deal's sweeps by side (Scopa's count-out)
+    LAST_ROUND_SCOPA [4], DS_PROVISIONAL, DS_PROVISIONAL_EVENT [2]  Foracio's provisional last-round scope
 
 Decision space ``ps`` (int64 slots)::
 
@@ -74,7 +75,11 @@ DS_OUT_SIDE = 93  # side that won mid-deal, or -1
 DS_TRAILED = 94  # Kaszinó: [2] cards each seat has trailed in this deal (for tabla_by_recapturing_own_trail_counts)
 SWEEP_ORDER = 96  # Scopa count-out: side of the deal's k-th counted sweep in bits 2k, 2k+1 (at most 18 sweeps)
 SWEEP_COUNT = 97  # Scopa count-out: counted sweeps of the deal so far
-GAME_STATE_SIZE = 98
+# Foracio no_scopa_rule="final_capture_if_in_last_round" (F8): a sweep in the deal's last round is provisional
+LAST_ROUND_SCOPA = 98  # [4] scopa points each side made in the last round (in SWEEP_PTS, not in declarations)
+DS_PROVISIONAL = 102  # scopa points of the deal's latest capture if it is a last-round sweep, else -1
+DS_PROVISIONAL_EVENT = 103  # that play's trace event index, or -1
+GAME_STATE_SIZE = 104
 
 # decision space
 VIEW = 0

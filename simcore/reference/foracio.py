@@ -23,7 +23,10 @@ Choices where RULES.md leaves room (those of ``simcore.variants.foracio`` and of
 * ``declare="immediate"``: after every play (any kind, the 52nd included) the mover's side wins at once when its
   banked total plus this deal's scopa and same-suit points reach the target (F13);
 * after a completed deal with both sides at or over the target the deal's last capturer's side wins; if nobody
-  captured in that deal, the unique higher total wins and a tie plays another deal (F13).
+  captured in that deal, the unique higher total wins and a tie plays another deal (F13);
+* ``no_scopa_rule="final_capture_if_in_last_round"`` (F8): a sweep with a seat's last card (the last round) is
+  provisional and counts toward no declaration; a later capture makes it stand; when the deal ends (played out
+  or by a declaration) the deal's last capture, if it is such a sweep, loses its scopa, on its play event too.
 """
 
 from __future__ import annotations
@@ -248,13 +251,18 @@ class DealState:
     scopa: list[int] = field(default_factory=lambda: [0, 0])  # F8, per side
     same_suit: list[int] = field(default_factory=lambda: [0, 0])  # F7, per side
     last_capturer: int | None = None  # seat of the deal's last capture (a keep included)
+    # F8 no_scopa_rule="final_capture_if_in_last_round": the scope of the last round per side (in ``scopa``), and
+    # the scopa of the deal's latest capture when it is a sweep of the last round (None otherwise)
+    last_round_scopa: list[int] = field(default_factory=lambda: [0, 0])
+    provisional: int | None = None
 
     def hands_empty(self) -> bool:
         return all(not h for h in self.hands)
 
     def immediate(self, side: int) -> int:
-        """F13: a side's immediate points of this deal so far (scope and same-suit bonuses)."""
-        return self.scopa[side] + self.same_suit[side]
+        """F13: a side's immediate points of this deal so far (scope and same-suit bonuses), for a declaration:
+        without the provisional scope of the last round (F8 option)."""
+        return self.scopa[side] + self.same_suit[side] - self.last_round_scopa[side]
 
 
 def same_suit_bonus(card: int, taken: Iterable[int]) -> int:
@@ -301,6 +309,7 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
         return PlayResult(kind, 0, False)
     side = side_of(seat)
     state.last_capturer = seat
+    state.provisional = None  # F8 option: a capture after a last-round sweep makes that sweep stand
     if kind == "keep":
         state.piles[side].add(card)
         return PlayResult(kind, 0, False)
@@ -314,7 +323,31 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
         scopa *= 2  # F8: the scopa of a same-suit sweep doubled, and the bonus on top: 3v
     state.same_suit[side] += bonus
     state.scopa[side] += scopa
+    if sweep and rules["no_scopa_rule"] == "final_capture_if_in_last_round" and not state.hands[seat]:
+        state.last_round_scopa[side] += scopa  # the seat's last card: the last round; provisional until the end
+        state.provisional = scopa
     return PlayResult(kind, bonus + scopa, sweep)
+
+
+def withdraw_last_scopa(state: DealState) -> int | None:
+    """F8 ``no_scopa_rule="final_capture_if_in_last_round"``, when the deal ends (played out or by a
+    declaration): the deal's last capture, if it swept in the last round, scores no scopa. Takes its scopa off
+    its side's scope; returns the points withdrawn, or None when the last capture was no such sweep."""
+    if state.provisional is None or state.last_capturer is None:
+        return None
+    side, withdrawn = side_of(state.last_capturer), state.provisional
+    state.scopa[side] -= withdrawn
+    state.last_round_scopa[side] -= withdrawn
+    state.provisional = None
+    return withdrawn
+
+
+def finally_scored(result: PlayResult, withdrawn: int | None) -> PlayResult:
+    """A play's result as finally scored: a sweep whose scopa was withdrawn (:func:`withdraw_last_scopa`) is no
+    sweep, and keeps only its same-suit points."""
+    if withdrawn is None:
+        return result
+    return PlayResult(result.kind, result.points - withdrawn, False)
 
 
 def wins_mid_deal(rules: Mapping[str, Any], banked: Sequence[int], state: DealState, seat: int) -> bool:
@@ -456,17 +489,26 @@ def play_deal(
 ) -> bool:
     """F2..F8, F13: the 52 plays from ``state.first`` on, appending ``play`` events; ``choose(seat, view)``
     returns the index of the move. Returns True when the mover's side won mid-deal (the play that won is the
-    last event appended), False when the deal was played out."""
+    last event appended), False when the deal was played out. At the end, a withdrawn last-round scopa (F8
+    option) is taken off its play event too, which then records the play as finally scored."""
     seat = state.first
+    capture: dict[str, Any] | None = None  # the play event of the deal's latest capture
+    won = False
     while not state.hands_empty():
         moves = legal_moves(rules, state.hands[seat], state.table)
         view = PolicyView(frozenset(state.hands[seat]), frozenset(state.table), tuple(moves), rules)
         move = moves[choose(seat, view)]
-        events.append(play_event(seat, move, apply_play(rules, state, seat, move)))
+        result = apply_play(rules, state, seat, move)
+        events.append(play_event(seat, move, result))
+        capture = events[-1] if result.kind != "trail" else capture
         if wins_mid_deal(rules, banked, state, seat):
-            return True
+            won = True
+            break
         seat = (seat + 1) % PLAYERS
-    return False
+    withdrawn = withdraw_last_scopa(state)
+    if withdrawn is not None and capture is not None:
+        capture["points"], capture["sweep"] = capture["points"] - withdrawn, False
+    return won
 
 
 def dealer_of(rules: Mapping[str, Any], first_dealer: int, deal: int) -> int:
@@ -582,8 +624,12 @@ class _Checker(TraceReader):
         raise self.fail(f"no end within {MAX_DEALS} deals")
 
     def play_deal(self, state: DealState, banked: list[int]) -> bool:
-        """Every play of a deal; True when a side won mid-deal (the next event must be its ``out``)."""
+        """Every play of a deal; True when a side won mid-deal (the next event must be its ``out``). A play that
+        sweeps in the last round under the F8 option is checked once the deal has settled it: at the next
+        capture (it stands) or at the deal's end (its scopa may be withdrawn)."""
         seat = state.first
+        pending: tuple[int, Mapping[str, Any], PlayResult] | None = None  # a provisional sweep's play
+        won = False
         while not state.hands_empty():
             index, event, played, taken = self.read_play(seat, "a Foracio play is one card")
             if self.field(index, event, "kind") == "keep":  # F5: the ace keeps itself, listing no taken cards
@@ -592,12 +638,23 @@ class _Checker(TraceReader):
             else:
                 move = (1 << played[0], mask_of(taken))
             self.check_move(index, event, move, legal_moves(self.rules, state.hands[seat], state.table))
-            self.check_result(index, event, apply_play(self.rules, state, seat, move))
+            result = apply_play(self.rules, state, seat, move)
+            if pending is not None and result.kind != "trail":  # a later capture: the provisional sweep stands
+                self.check_result(*pending)
+                pending = None
+            if state.provisional is not None and result.kind != "trail":
+                pending = (index, event, result)
+            else:
+                self.check_result(index, event, result)
             if wins_mid_deal(self.rules, banked, state, seat):
-                return True
+                won = True
+                break
             self.check(self.peek_type() != "out", self.pos, "an 'out' event without a mid-deal win")
             seat = (seat + 1) % PLAYERS
-        return False
+        withdrawn = withdraw_last_scopa(state)
+        if pending is not None:
+            self.check_result(pending[0], pending[1], finally_scored(pending[2], withdrawn))
+        return won
 
     def read_mid_deal_end(self, state: DealState, deal: int, banked: list[int]) -> None:
         """F13: ``out`` by the mover, the interrupted deal's score (immediate points only), ``end``."""
@@ -646,4 +703,5 @@ __all__ = [
     "shuffled_pack",
     "winner_after_deal",
     "wins_mid_deal",
+    "withdraw_last_scopa",
 ]

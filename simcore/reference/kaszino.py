@@ -352,8 +352,11 @@ def sure_total(state: DealState, seat: int, rules: Mapping[str, Any] = DEFAULT_R
 
 
 def is_out(rules: Mapping[str, Any], state: DealState, seat: int, banked: Sequence[int]) -> bool:
-    """K13 with ``out_call="auto"``: banked total + sure points of the deal reach the target."""
-    return rules["out_call"] == "auto" and banked[seat] + sure_total(state, seat, rules) >= rules["target"]
+    """K13 with ``out_call="auto"``: banked total + sure points of the deal reach the target. ``"manual"``: the
+    same test is the seat's call, made right after its own play (the players call as soon as they may, and never
+    falsely, so ``false_call`` never applies)."""
+    reached = banked[seat] + sure_total(state, seat, rules) >= rules["target"]
+    return rules["out_call"] in ("auto", "manual") and reached
 
 
 # ------------------------------------------------------------------------------------- turn structure
@@ -457,7 +460,9 @@ def finish_deal(
     points = score_deal(rules, state.piles, state.tabla)
     totals = [b + deal_total(p) for b, p in zip(banked, points, strict=True)]
     agent.emit(ev.score_event(deal, points, totals))
-    winner = out_seat if out_seat is not None else game_winner(totals, rules["target"])  # K13, A.5
+    winner = out_seat
+    if winner is None and rules["out_call"] != "manual":  # K13 manual: no call, scores carry over
+        winner = game_winner(totals, rules["target"])  # A.5
     if winner is not None:
         agent.emit(ev.end_event(winner, totals))
     return totals, winner
@@ -532,9 +537,10 @@ def play_game(seed: int, game: int, rules: Mapping[str, Any] | None, policies: S
     3. each deal: shuffle the 52 ids; 3 cards to the non-dealer, 3 to the dealer, 4 to the table, talon 42;
        the turns of :func:`play_deal`; when both hands are empty the round leader draws the next 3 talon cards,
        then the other player the next 3;
-    4. after every play with ``out_call="auto"``: the mover wins if banked + sure points >= target (events
-       out, score of the interrupted deal, end); after a completed deal: residue to the last capturer, score,
-       and the game ends if the top total is unique and >= target.
+    4. after every play with ``out_call="auto"`` or ``"manual"``: the mover wins if banked + sure points >=
+       target (events out, score of the interrupted deal, end); after a completed deal: residue to the last
+       capturer, score, and (not under ``"manual"``, where only a call wins) the game ends if the top total is
+       unique and >= target.
 
     ``rules`` may be partial; it is resolved with ``simcore.variants.kaszino.SPEC``. ``policies``: "random" or
     "greedy" per seat.

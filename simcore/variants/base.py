@@ -42,6 +42,9 @@ ACE_TAKES_ALL, ACE_SWEEP_SCORES = 1, 2
 # Rules.mid_deal_out: off, on the points scored at once (Foracio's scope and same-suit points), or on every point
 # secured so far (Foracio: also the fixed elements and napoletane already in the pile)
 OUT_OFF, OUT_IMMEDIATE, OUT_SECURED, OUT_CLAIM = 0, 1, 2, 3  # OUT_CLAIM: Scopa's claim_out
+# OUT_CALL: Kaszino's out_call="manual": a player calls after its own play (trails included) once its banked and
+# sure points reach the target, and only a call ends the game (no decision after a deal)
+OUT_CALL = 4
 
 # Rules.same_suit_bonus (Foracio): off, on, or on with a sweep by a same-suit capture scoring its scopa twice
 SAME_SUIT_SCORES, SAME_SUIT_DOUBLES_SCOPA = 1, 2
@@ -133,6 +136,9 @@ class Rules(NamedTuple):
     # every deal, the hand the shuffle put for seat s - deal_rotation (``deal.deal_hands``); the table and the
     # stock keep their cards. ``analysis.mirror`` replays games with it; 0 in every run.
     deal_rotation: int = 0
+    # Foracio no_scopa_rule="final_capture_if_in_last_round" (F8): a sweep made in the deal's last round (the last
+    # ``players`` plays) counts toward no declaration, and scores no scopa if no capture follows it in the deal
+    last_capture_no_scopa: int = 0
 
 
 @dataclass(frozen=True)
@@ -243,6 +249,10 @@ class VariantSpec:
     # (category, boolean rule key): a category that exists only while its key is on, after ``categories`` in this
     # order (Scopa's ``re_bello``: adding it always would change every default Scopa row and column)
     optional_categories: tuple[tuple[str, str], ...] = ()
+    # how many stakes a game won in its first deal is worth under a resolved rule set (Kaszinó's
+    # ``stake_multiplier``, K13): other than 1, the games table gets a ``stake`` column (that many for a game of
+    # one deal, else 1), absent otherwise, so default runs keep their columns
+    first_deal_stake: Callable[[Mapping[str, Any]], int] | None = None
 
     def categories_for(self, resolved: Mapping[str, Any]) -> tuple[str, ...]:
         """The scoring categories of a resolved rule set: ``categories``, then the optional ones switched on."""
@@ -321,7 +331,8 @@ class GameInfo:
     mid_deal_out: bool  # a side can win in the middle of a deal (an ``out`` event)
     # When several sides reach the target at the end of a deal: "top" = the unique top total wins (a tie at the
     # top plays another deal); "last_capture" = the side that made the deal's last capture wins; "countout" = as
-    # "top", but a tie at the top is settled by counting the deal out (Scopa's tie_break), or plays on.
+    # "top", but a tie at the top is settled by counting the deal out (Scopa's tie_break), or plays on; "call" =
+    # nobody wins after a deal, only a call in the middle of one ends the game (Kaszino's out_call="manual").
     past_target: str
     max_deals: int | None = None  # most deals of one game; None = no bound (ties at the top play on)
 

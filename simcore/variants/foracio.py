@@ -25,6 +25,18 @@ Deliberate choices where RULES.md leaves room:
   total, this deal's immediate points and the deal points its pile already holds (which a pile cannot lose)
   reach the target; that deal is scored in full from the piles, without the residue.
   ``court_takes="all_same_rank"``: a court takes all the table's cards of its rank in one move.
+* ``no_scopa_rule="final_capture_if_in_last_round"`` (F8, "l'ultima presa dell'ultima mano"): the last round is
+  the deal's last four plays, each player's 13th card. A sweep made there is provisional: a later capture in
+  the deal (a keep included) makes it stand; at the deal's end, if it is still the deal's last capture, its
+  scopa is withdrawn (the same-suit bonus stays; under "3v" the whole 2v scopa goes). The 52nd card's capture
+  scores no scopa either way. A provisional scopa counts toward no declaration (``declare``: the banked total
+  and the deal's immediate points leave out every scopa of the last round until the deal ends; the ordinary
+  end-of-deal decision then counts the scope that stand); a declaration ends the deal, so a declaring capture
+  that is itself a last-round sweep is the deal's last capture and loses its scopa. The trace records each
+  play as finally scored: the play event of a withdrawn sweep has ``sweep: false`` and only its same-suit
+  points (the engines write it when the deal ends; a trace is written after its game), so the play events'
+  points still add up to the score's ``scopa`` and ``same_suit``. The policies are not told: they value a
+  last-round sweep as a scopa, which it is unless no capture follows.
 """
 
 from __future__ import annotations
@@ -149,6 +161,15 @@ KEYS = (
         "a scopa made by a same-suit sum capture of value v: 2v (scopa v + same-suit v), or 3v (scopa 2v) (F8)",
         choices=("2v", "3v"),
     ),
+    RuleKey(
+        "no_scopa_rule",
+        "final_card_of_deal",
+        "which capture scores no scopa (F8): the one made with the deal's final card; or the deal's last capture if"
+        " it is made in the last round (each player's last card), decided at the deal's end: a sweep in that round"
+        " is provisional, counts toward no declaration, and loses its scopa (not its same-suit points) if no"
+        " capture follows it",
+        choices=("final_card_of_deal", "final_capture_if_in_last_round"),
+    ),
 )
 COURT_VALUES = {"11/12/13": (11, 12, 13), "10/10/10": (10, 10, 10)}
 DECLARE = {"end_of_deal": OUT_OFF, "immediate": OUT_IMMEDIATE, "auto_on_secured_points": OUT_SECURED}
@@ -226,6 +247,7 @@ def compile_foracio(r: Mapping[str, Any]) -> Rules:
         last_capture_breaks_tie=1,
         dealer_step=0 if r["dealer_rotation"] == "fixed" else 1,
         court_takes_all=int(r["court_takes"] == "all_same_rank"),
+        last_capture_no_scopa=int(r["no_scopa_rule"] == "final_capture_if_in_last_round"),
         cards_target=27,
         count_suit=3 if majority else -1,
         count_suit_target=7,

@@ -25,6 +25,20 @@ Deliberate choices where RULES.md leaves room:
   seed deals the same cards as under ``random``.
 * A tábla is checked for the mid-deal win after every play; the residue award is followed by the ordinary
   end-of-deal decision (RULES.md A.5).
+* ``stake_multiplier="first_deal_double"`` (K13) is data, not play: a game won in its first deal (``deals`` = 1,
+  mid-deal or at the deal's end) gets ``stake`` 2 in the games table, every other game 1; without the key the
+  column is absent, so default runs keep their columns. The analysis keeps counting games (a win rate is a
+  share of games won, the first player's advantage a difference of such shares); a stake-weighted reading is
+  ``sum(stake * won) / sum(stake)`` over the games table, for whoever wants the money view.
+* ``out_call="manual"`` (K13): the built-in players are rational callers: a player calls right after each of
+  his own plays (the forced trail of a double move and a plain trail included) as soon as his banked total and
+  his sure points of the deal reach the target, so a call is never false. So manual differs from auto only in
+  when the check runs: after the caller's own plays only, never after the residue award. A deal that ends
+  without a call decides nothing (the seed: scores carry over, calling remains possible), even with a player
+  at the target, who then calls after his first play of the next deal, unless the opponent reaches the target
+  and calls first (and wins: the seed's "the latter has won"). The trace is auto's: ``out`` by the caller, the
+  interrupted deal's sure points, ``end``. ``false_call`` is accepted and recorded, and changes nothing, since
+  no built-in player makes a false call.
 """
 
 from __future__ import annotations
@@ -44,6 +58,9 @@ from simcore.variants.base import (
     LEADER_LAST_CAPTURER,
     LEADER_NON_DEALER,
     LEADER_OPPONENT,
+    OUT_CALL,
+    OUT_IMMEDIATE,
+    OUT_OFF,
     RESIDUE_DEALER,
     RESIDUE_NOBODY,
     RESIDUE_NON_DEALER,
@@ -92,8 +109,10 @@ KEYS = (
     RuleKey(
         "out_call",
         "auto",
-        "auto: a player whose banked + sure points reach the target wins at once, mid-deal; end_of_deal (K13)",
-        choices=("auto", "end_of_deal"),
+        "auto: a player whose banked + sure points reach the target wins at once, mid-deal; end_of_deal; manual:"
+        " a player calls right after his own play once his banked + sure points reach the target, the first call"
+        " wins, and a deal ending without a call carries the scores over (no decision after a deal) (K13)",
+        choices=("auto", "end_of_deal", "manual"),
     ),
     RuleKey(
         "round_leader",
@@ -140,7 +159,23 @@ KEYS = (
         " still made, so a seed deals the same cards under both)",
         choices=("random", "fixed"),
     ),
+    RuleKey(
+        "stake_multiplier",
+        "off",
+        "first_deal_double: a game won in its first deal (mid-deal or at its end) counts double (K13, PAGAT-RC's"
+        " double game); recorded as the games table's stake column (2 or 1), play is unchanged; off: no column",
+        choices=("off", "first_deal_double"),
+    ),
+    RuleKey(
+        "false_call",
+        "loses",
+        "a call under out_call=manual that has not reached the target: loses the game, or is ignored (K13, a"
+        " Scopa convention); recorded only: the built-in players call only once they have reached it, so no false"
+        " call is ever made",
+        choices=("loses", "ignored"),
+    ),
 )
+OUT_CALLS = {"auto": OUT_IMMEDIATE, "end_of_deal": OUT_OFF, "manual": OUT_CALL}
 LEADERS = {
     "last_capturer": LEADER_LAST_CAPTURER,
     "non_dealer": LEADER_NON_DEALER,
@@ -196,7 +231,7 @@ def compile_kaszino(r: Mapping[str, Any]) -> Rules:
         value_by_rank=pack_values(VALUE_OF_RANK),
         sweep_points=int(r["points_tabla"]),
         last_play_sweep=int(bool(r["tabla_on_final_move_counts"])),
-        mid_deal_out=int(r["out_call"] == "auto"),
+        mid_deal_out=OUT_CALLS[r["out_call"]],
         max_sum=max_sum,
         max_hand_cards=int(r["max_hand_cards"]),
         after_tabla_double=int(r["after_tabla"] == "trail_then_move"),
@@ -272,8 +307,9 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         max_points=points,
         max_deal_total=sum(points.values()),
         immediate=("tabla",),
-        mid_deal_out=r["out_call"] == "auto",  # K13: AUSZ on banked + sure points, after any move
-        past_target="top",  # A.5: after a deal, the unique top total at or above the target wins
+        mid_deal_out=r["out_call"] != "end_of_deal",  # K13: AUSZ on banked + sure points, after a move
+        # A.5: after a deal, the unique top total at or above the target wins; K13 manual: only a call wins
+        past_target="call" if r["out_call"] == "manual" else "top",
     )
 
 
@@ -342,4 +378,5 @@ SPEC = VariantSpec(
     declare_info=game_info,
     weights=WEIGHTS,
     controls=CONTROLS,
+    first_deal_stake=lambda r: 2 if r["stake_multiplier"] == "first_deal_double" else 1,
 )
