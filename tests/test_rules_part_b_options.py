@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from cli.app import app
 from simcore import api, engine
 from simcore.cards import cards_of, parse_card, parse_mask
 from simcore.config import RunConfig
+from simcore.errors import ConfigError
 from simcore.kernels.scoring import countout_winner, deal_winner
 from simcore.reference import foracio as rf
 from simcore.reference import scopa as rs
@@ -424,3 +427,36 @@ def test_user_api_secured_points_follow_the_options(options):
                 table = (table | play) if take == 0 else (table & ~take)
                 checked += e["sweep"]
     assert checked > 30  # the check saw sweeps, not only trails
+
+
+PART_B_NAMES = [
+    ("scopa", "primiera_method", "suit_by_suit", "primiera", "suits"),
+    ("scopa", "primiera_method", "points_table", "primiera", "table"),
+    ("scopa", "redeal_if_kings_on_table", "3", "redeal_kings", 3),
+    ("kaszino", "exchange_max_sum", "null", "max_sum", 0),
+    ("kaszino", "exchange_max_hand_cards", "unlimited", "max_hand_cards", 0),
+    ("kaszino", "exchange_max_hand_cards", "2", "max_hand_cards", 2),
+    ("kaszino", "forced_exchange", "false", "forced_capture", "none"),
+    ("kaszino", "forced_exchange", True, "forced_capture", "player"),
+    ("foracio", "ace_on_empty_table", "takes_itself", "ace_on_empty", "keep"),
+    ("foracio", "scopa_court_value", "10", "court_scopa_value", "ten"),
+    ("foracio", "scopa_court_value", "0", "court_scopa_value", "zero"),
+]
+
+
+@pytest.mark.parametrize("variant,name,value,key,canonical", PART_B_NAMES)
+def test_part_b_names_are_rule_keys_recorded_canonically(variant, name, value, key, canonical):
+    """RULES.md Part B names some Part A keys and values otherwise: both spellings are accepted, and a run records
+    the canonical one (so one rule set has one spelling in manifests, traces and labels)."""
+    config = RunConfig.create(variant, rules={name: value}, games=1, seed=1)
+    assert config.rules[key] == canonical and name not in config.rules
+    assert config.rules == RunConfig.create(variant, rules={key: canonical}, games=1, seed=1).rules
+
+
+def test_a_key_given_under_both_names_is_refused():
+    with pytest.raises(ConfigError, match="given twice"):
+        RunConfig.create("scopa", rules={"primiera": "suits", "primiera_method": "suit_by_suit"})
+    with pytest.raises(ConfigError, match="primiera"):
+        RunConfig.create("scopa", rules={"primiera_method": "by_feel"})
+    shown = CliRunner().invoke(app, ["rules", "kaszino"], env={"COLUMNS": "400"}).output
+    assert "forced_exchange = forced_capture (true = player, false = none)" in shown

@@ -26,4 +26,10 @@ def rules(variant: Annotated[str, typer.Argument(metavar="VARIANT", help="Game, 
     key: RuleKey
     for key in spec.keys:
         table.add_row(key.name, _show(key.default), key.describe_values(), key.doc)
+    if spec.part_b_names:
+        table.caption = "RULES.md Part B's names, also accepted: " + "; ".join(
+            f"{a.name} = {a.key}"
+            + (" (" + ", ".join(f"{k} = {v}" for k, v in a.values.items()) + ")" if a.values else "")
+            for a in spec.part_b_names
+        )
     render.print_table(render.console(), table)

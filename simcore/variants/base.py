@@ -231,6 +231,19 @@ class HeuristicWeights:
 
 
 @dataclass(frozen=True)
+class PartBName:
+    """A rule key under the name RULES.md Part B gives it (``primiera_method`` for Part A's ``primiera``), with
+    Part B's spellings of its values (``suit_by_suit`` for ``suits``); other values pass through unchanged."""
+
+    name: str
+    key: str
+    values: Mapping[str, str] = field(default_factory=dict)
+
+    def value(self, raw: object) -> object:
+        return self.values.get(str(raw).strip().lower(), raw)
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     """A game of the family: its rule keys, scoring categories and compiler to ``Rules``."""
 
@@ -253,6 +266,9 @@ class VariantSpec:
     # ``stake_multiplier``, K13): other than 1, the games table gets a ``stake`` column (that many for a game of
     # one deal, else 1), absent otherwise, so default runs keep their columns
     first_deal_stake: Callable[[Mapping[str, Any]], int] | None = None
+    # RULES.md Part B's names of Part A keys (:class:`PartBName`): accepted as rule keys, resolved to the canonical
+    # key and value, so a run records one spelling
+    part_b_names: tuple[PartBName, ...] = ()
 
     def categories_for(self, resolved: Mapping[str, Any]) -> tuple[str, ...]:
         """The scoring categories of a resolved rule set: ``categories``, then the optional ones switched on."""
@@ -262,8 +278,14 @@ class VariantSpec:
         for k in self.keys:
             if k.name == name:
                 return k
+        alias = self.part_b_name(name)
+        if alias is not None:
+            return self.key(alias.key)
         known = ", ".join(k.name for k in self.keys)
         raise ConfigError(f"unknown rule key {shown(name)} for {self.name} (known keys: {known})")
+
+    def part_b_name(self, name: str) -> PartBName | None:
+        return next((alias for alias in self.part_b_names if alias.name == name), None)
 
     def defaults(self) -> dict[str, Any]:
         return {k.name: k.default for k in self.keys}
@@ -271,8 +293,14 @@ class VariantSpec:
     def resolve(self, overrides: Mapping[str, object] | None = None) -> dict[str, Any]:
         """Defaults updated by ``overrides``, every value validated; the canonical resolved rule set."""
         resolved = self.defaults()
+        given: dict[str, str] = {}  # canonical key -> the name it was given under
         for name, raw in (overrides or {}).items():
-            resolved[name] = self.key(name).parse(raw)
+            alias = self.part_b_name(name)
+            key = alias.key if alias is not None else name
+            if key in given:
+                raise ConfigError(f"rule key {key} given twice for {self.name}: as {given[key]} and as {name}")
+            given[key] = name
+            resolved[key] = self.key(key).parse(alias.value(raw) if alias is not None else raw)
         return resolved
 
     def compile(self, resolved: Mapping[str, Any]) -> Rules:

@@ -63,6 +63,7 @@ from simcore.variants.base import (
     SAME_SUIT_SCORES,
     GameInfo,
     HeuristicWeights,
+    PartBName,
     RuleKey,
     Rules,
     VariantSpec,
@@ -374,4 +375,14 @@ SPEC = VariantSpec(
     declare_info=game_info,
     weights=WEIGHTS,
     controls=CONTROLS,
+    part_b_names=(
+        PartBName(
+            "ace_on_empty_table", "ace_on_empty", {"player_choice": "choice", "takes_itself": "keep", "stays": "stay"}
+        ),
+        PartBName(
+            "scopa_court_value",
+            "court_scopa_value",
+            {"rank_value": "rank", "11/12/13": "rank", "10": "ten", "0": "zero"},
+        ),
+    ),
 )

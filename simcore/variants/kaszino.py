@@ -67,6 +67,7 @@ from simcore.variants.base import (
     TURNS_EXCHANGE,
     GameInfo,
     HeuristicWeights,
+    PartBName,
     RuleKey,
     Rules,
     VariantSpec,
@@ -379,4 +380,9 @@ SPEC = VariantSpec(
     weights=WEIGHTS,
     controls=CONTROLS,
     first_deal_stake=lambda r: 2 if r["stake_multiplier"] == "first_deal_double" else 1,
+    part_b_names=(
+        PartBName("exchange_max_sum", "max_sum", {"null": "0", "none": "0"}),
+        PartBName("exchange_max_hand_cards", "max_hand_cards", {"unlimited": "0"}),
+        PartBName("forced_exchange", "forced_capture", {"true": "player", "false": "none"}),
+    ),
 )

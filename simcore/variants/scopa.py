@@ -45,6 +45,7 @@ from simcore.variants.base import (
     SCOPA,
     GameInfo,
     HeuristicWeights,
+    PartBName,
     RuleKey,
     Rules,
     VariantSpec,
@@ -298,4 +299,8 @@ SPEC = VariantSpec(
     weights=WEIGHTS,
     controls=CONTROLS,
     optional_categories=(("re_bello", "re_bello"),),
+    part_b_names=(
+        PartBName("primiera_method", "primiera", {"points_table": "table", "suit_by_suit": "suits"}),
+        PartBName("redeal_if_kings_on_table", "redeal_kings"),
+    ),
 )
