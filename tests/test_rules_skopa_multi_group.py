@@ -133,9 +133,9 @@ def splits_by_cards(cards: frozenset[int], total: int) -> bool:
     rest = sorted(cards - {low})
     for k in range(len(rest) + 1):
         for others in itertools.combinations(rest, k):
-            if rk.value_of(low) + sum(rk.value_of(c) for c in others) == total:
-                if splits_by_cards(cards - {low, *others}, total):
-                    return True
+            fits = rk.value_of(low) + sum(rk.value_of(c) for c in others) == total
+            if fits and splits_by_cards(cards - {low, *others}, total):
+                return True
     return False
 
 

@@ -13,7 +13,8 @@ Conventions:
 
 Rules (``simcore.variants.skopa``, whose module docstring lists the choices where RULES.md leaves room):
 * 52 cards; A..10 capture by value 1..10; J, Q, K (courts) have no value: a court takes, and is taken by, an
-  equal rank only, one card per move, and courts never enter sums (R2, R5);
+  equal rank only, one card per move, and courts never enter sums (R2, R5); with ``multi_group_capture`` a
+  card takes a largest union of disjoint groups (:func:`largest_unions`);
 * 4 cards each and 4 to the table, then rounds of 4 more each with no table cards until the stock is out: 48
   plays per deal for 2, 3 or 4 players (R3, R8); the seat after the dealer leads (R4);
 * a sweep is any capture that leaves the table empty, the deal's last play included; it scores
@@ -163,9 +164,9 @@ def splits(total: int, counts: tuple[int, ...]) -> bool:
         return False
     top = max(i for i, c in enumerate(counts) if c)
     for group in value_groups(total):
-        if group[top] and all(g <= c for g, c in zip(group, counts, strict=True)):
-            if splits(total, tuple(c - g for c, g in zip(counts, group, strict=True))):
-                return True
+        fits = group[top] and all(g <= c for g, c in zip(group, counts, strict=True))
+        if fits and splits(total, tuple(c - g for c, g in zip(counts, group, strict=True))):
+            return True
     return False
 
 
@@ -209,8 +210,8 @@ def largest_unions(rules: Mapping[str, Any], card: int, table: Iterable[int]) ->
         return [equal] if equal else []
     found = []
     for k in kept:
-        for choice in itertools.product(*(itertools.combinations(cards, n) for cards, n in zip(by_value, k))):
-            found.append(equal.union(*choice))
+        per_value = (itertools.combinations(cards, n) for cards, n in zip(by_value, k, strict=True))
+        found += [equal.union(*choice) for choice in itertools.product(*per_value)]
     return found
 
 

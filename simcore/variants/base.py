@@ -374,6 +374,6 @@ def most_sweeps(plies: int, side_plies: int, table_starts_empty: bool, last_play
 # at most 4 of each of 9 ranks (values 1..9): 5**9 states, one bit each, in scratch slots at the end of the move
 # space, after the dimensions' ranks and the groups found (two slots each).
 MULTI_STATES = 5**9
-MULTI_GROUPS = 64  # count vectors of one value total <= 10 (41 for 10: the partitions of 10 into parts <= 9)
+MULTI_GROUPS = 64  # count vectors of one value total <= 10 (at most 41: the partitions of 10 into parts <= 9)
 MULTI_DIMS = 16
 MULTI_SCRATCH = MULTI_DIMS + 2 * MULTI_GROUPS + (MULTI_STATES + 63) // 64

@@ -15,6 +15,17 @@ Deliberate choices where RULES.md leaves room:
   ``two_clubs`` (RULES.md A.4): they hold the majority of the bonus suit and the small card, whichever they are.
   The control variates of the first player's advantage stay the clubs and the 2 of clubs (still mean zero by
   symmetry under any rules, only less correlated with the result under the variant).
+* ``multi_group_capture`` (R5 option; the seed's "takes one or several cards ... the corresponding ones"): a
+  group is a capture the card could make alone under the other keys, and the card takes a *largest* union of
+  pairwise disjoint groups: the most table cards it can, the player choosing among equally large unions (which
+  suits, which split). Neither "any union" (a 10 against the rest of the pack would have 1.5e10 takes) nor a
+  "maximal" one, a union no further group can join (74,330 takes there; 5 5 3 2 under a 10 would allow 5+5 and
+  leave 3+2), but the reading "he takes the corresponding cards": all he can. So a court takes every table card of
+  its rank whatever ``court_takes`` (each card is one of its groups); with ``single_card_priority`` and a table
+  card of its value a numeral's groups are those single cards, so it takes them all; otherwise the equal cards
+  are always taken (each a group of its own) with a largest set of smaller numerals that splits into sets
+  summing to its value. Whether a card can capture, hence the compulsion, is unchanged. A numeral has at most
+  ``LARGEST_UNIONS`` takes (3,888 for a 10), by exhaustion over every table.
 """
 
 from __future__ import annotations
