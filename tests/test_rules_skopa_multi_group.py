@@ -20,6 +20,7 @@ import pytest
 from simcore import api, engine
 from simcore.cards import card_id, cards_of, parse_card, parse_mask
 from simcore.config import RunConfig
+from simcore.errors import ConfigError
 from simcore.reference import skopa as rk
 from simcore.variants import get_variant
 from simcore.variants.skopa import LARGEST_UNIONS
@@ -119,6 +120,13 @@ def test_a_ten_on_the_rest_of_the_pack_takes_every_numeral():
     table = SKOPA.compile(SKOPA.resolve()).pack & ~hand
     assert moves(MULTI, hand, table) == [(1 << c, numerals) for c in cards_of(hand)]
     assert len(moves(MULTI | {"forced_capture": "none"}, hand, table)) == 8
+
+
+def test_the_key_is_a_boolean():
+    assert SKOPA.resolve({"multi_group_capture": "true"})["multi_group_capture"] is True
+    assert SKOPA.resolve()["multi_group_capture"] is False
+    with pytest.raises(ConfigError, match="expected true or false"):
+        SKOPA.resolve({"multi_group_capture": "all"})
 
 
 # ------------------------------------------------------------------------------------------ brute force

@@ -19,6 +19,11 @@ subsets with one sum is reached when the whole pack is on the table: 1,702 for s
 bound a hand (the most any hand has is 7,729: A A K against the rest of the pack). ``Rules.max_moves`` sizes the
 move buffer from these bounds, so no position can overflow it.
 
+Skopa's ``multi_group_capture`` lists a card's largest unions of disjoint groups instead
+(:func:`append_largest_unions`: a search over the count vectors of the table's smaller ranks, at most 5**9, in
+scratch slots after the moves): at most 3,888 for a 10, on a table that is not the whole rest of the pack
+(``simcore.variants.skopa.LARGEST_UNIONS``, by exhaustion over every table).
+
 All functions work in the decision space ``ps`` (``simcore.kernels.workspace``): moves are written as
 ``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
 """

@@ -112,8 +112,7 @@ KEYS = (
     RuleKey(
         "multi_group_capture",
         False,
-        "a played card takes a largest union of disjoint groups (each a capture it could make alone): the most "
-        "table cards it can, the player choosing among equally large unions (R5 option)",
+        "a card takes a largest union of disjoint groups, each a capture it could make alone (R5 option)",
     ),
 )
 BONUS_SUIT = {"clubs": CLUBS, "hearts": HEARTS}
