@@ -32,6 +32,9 @@ CONFIGS = {
         # Part B options (R5, R11)
         ({"court_takes": "all_same_rank", "bonus_suit": "hearts", "small_card": "As"}, ["greedy", "random"]),
         ({"players": 4, "court_takes": "all_same_rank", "forced_capture": "none"}, ["random"] * 4),
+        ({"multi_group_capture": True}, ["random", "greedy"]),
+        ({"multi_group_capture": True, "players": 3, "single_card_priority": True}, ["greedy", "random", "greedy"]),
+        ({"multi_group_capture": True, "players": 3, "forced_capture": "card"}, ["random"] * 3),
     ],
     "foracio": [
         ({}, ["greedy"] * 4),
@@ -127,7 +130,7 @@ CASES = [
 CASE_IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in range(len(configs))]
 # rule sets of the random-position test beyond the defaults: the options that change the legal moves
 MOVE_RULES = {
-    "skopa": [{"court_takes": "all_same_rank"}],
+    "skopa": [{"court_takes": "all_same_rank"}, {"multi_group_capture": True}],
     "foracio": [{"court_takes": "all_same_rank", "table_ace_in_sums": True}, {"table_ace_in_sums": True}],
     "kaszino": [],
 }

@@ -19,6 +19,11 @@ subsets with one sum is reached when the whole pack is on the table: 1,702 for s
 bound a hand (the most any hand has is 7,729: A A K against the rest of the pack). ``Rules.max_moves`` sizes the
 move buffer from these bounds, so no position can overflow it.
 
+Skopa's ``multi_group_capture`` lists a card's largest unions of disjoint groups instead
+(:func:`append_largest_unions`: a search over the count vectors of the table's smaller ranks, at most 5**9, in
+scratch slots after the moves): at most 3,888 for a 10, on a table that is not the whole rest of the pack
+(``simcore.variants.skopa.LARGEST_UNIONS``, by exhaustion over every table).
+
 All functions work in the decision space ``ps`` (``simcore.kernels.workspace``): moves are written as
 ``(played mask, taken mask)`` pairs at ``MOVES + 2 * i``.
 """
@@ -26,8 +31,9 @@ All functions work in the decision space ``ps`` (``simcore.kernels.workspace``):
 from __future__ import annotations
 
 from simcore._jit import kernel
-from simcore.kernels.bits import highest, lowest
+from simcore.kernels.bits import highest, lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS, TCARDS
+from simcore.variants.base import MULTI_DIMS, MULTI_GROUPS, MULTI_SCRATCH, MULTI_STATES
 
 
 @kernel
@@ -186,3 +192,192 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
     if k >= 0:
         return append_small_table_sums(ps, k, target, card, n)
     return append_sum_subsets(ps, table & sum_mask, target, value_by_rank, card, n)
+
+
+# --------------------------------------------------------------------------- Skopa's multi_group_capture
+
+
+@kernel
+def append_multi_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, n):
+    """Append the captures of ``card_id`` under ``multi_group_capture`` (``Rules.multi_group``): a largest union
+    of pairwise disjoint groups, each group a capture the card could make alone. A court's groups are its rank's
+    table cards, one each (whatever ``court_takes``): it takes them all, one move. With single-card priority and
+    a table card of its value, a numeral's groups are those single cards: it takes them all. Otherwise every
+    table card of its value is a group of its own and is always taken, with a largest set of the smaller sum
+    cards that splits into sets summing to its value (:func:`append_largest_unions`)."""
+    card = 1 << card_id
+    same_rank = table & (15 << ((card_id >> 2) << 2))
+    if (rank_only >> card_id) & 1:
+        return n if same_rank == 0 else put_move(ps, n, card, same_rank)
+    v = card_value(card_id, value_by_rank)
+    if v == 0 or ((sum_mask >> card_id) & 1) == 0:
+        return n
+    equal = same_rank & sum_mask
+    if priority != 0 and equal != 0:
+        return put_move(ps, n, card, equal)
+    return append_largest_unions(ps, card, v, equal, table & sum_mask & ~equal, value_by_rank, n)
+
+
+@kernel
+def rank_value(rank, value_by_rank):
+    """Capture value of rank index ``rank`` (0 = ace) from the packed ``Rules.value_by_rank``."""
+    return (value_by_rank >> (rank << 2)) & 15
+
+
+@kernel
+def append_largest_unions(ps, card, v, equal, others, value_by_rank, n):
+    """Append ``(card, equal | U)`` for every largest set ``U`` of cards of ``others`` (sum cards) that splits into
+    disjoint sets each summing to ``v``; returns the new count. The block appended is sorted by take.
+
+    Only the number of cards of each rank matters to a split (one value per rank), so the search runs over the
+    count vectors ``c <= t`` of the ranks of value below ``v`` (``t``: the table's counts), 4 bits a rank packed
+    in one int64, in mixed-radix order: ``F[c]`` (a bit) is set when ``c`` splits, i.e. when ``c`` is itself a
+    group (its values sum to ``v``) or some group ``g <= c`` holding a card of ``c``'s highest rank leaves a
+    ``c - g`` that splits (that card lies in some group of any split). A group is met before every vector that
+    contains it, so one pass finds the groups and fills ``F``; a second lists the takes of the largest split
+    vectors, every choice of suits within each rank (an odometer over the ranks' 4-bit lanes, ascending).
+    At most 5**9 vectors (values 1..9, 4 cards each); the bits, the groups and the ranks live in the last
+    ``MULTI_SCRATCH`` slots of the move space (``Rules.max_moves`` leaves room for them after the moves).
+    """
+    base = ps.shape[0] - MULTI_SCRATCH
+    groups = base + MULTI_DIMS
+    bits = groups + 2 * MULTI_GROUPS
+    start = n
+    dims = 0
+    counts = 0  # t, 4 bits a dimension
+    states = 1
+    rest = others
+    while rest != 0:
+        r = lowest(rest) >> 2
+        nibble = (others >> (r << 2)) & 15
+        rest &= ~(15 << (r << 2))
+        if rank_value(r, value_by_rank) >= v:
+            continue  # too large to enter a set summing to v
+        ps[base + dims] = r
+        counts |= popcount(nibble) << (dims << 2)
+        states *= popcount(nibble) + 1
+        dims += 1
+    if states > MULTI_STATES or dims > MULTI_DIMS or MOVES + 2 * n >= base:
+        ps[FAULT] = FAULT_MOVES
+        return n
+    for i in range((states + 63) >> 6):
+        ps[bits + i] = 0
+    ps[bits] = 1  # the empty vector splits (into no group)
+    lanes = 0  # 8 in every lane: the borrow guard of the lane-wise test g <= c
+    for i in range(dims):
+        lanes |= 8 << (i << 2)
+    n_groups = 0
+    best = 0
+    c = 0
+    size = 0
+    total = 0
+    for s in range(1, states):
+        i = 0  # the odometer: c, its card count and value total follow s
+        while True:
+            digit = (c >> (i << 2)) & 15
+            w = rank_value(ps[base + i], value_by_rank)
+            if digit < (counts >> (i << 2)) & 15:
+                c += 1 << (i << 2)
+                size += 1
+                total += w
+                break
+            c -= digit << (i << 2)
+            size -= digit
+            total -= digit * w
+            i += 1
+        if total % v != 0:
+            continue
+        splits = total == v
+        if splits:
+            if n_groups == MULTI_GROUPS:
+                ps[FAULT] = FAULT_MOVES
+                return n
+            ps[groups + 2 * n_groups] = c
+            ps[groups + 2 * n_groups + 1] = s
+            n_groups += 1
+        else:
+            top = highest(c) >> 2
+            for j in range(n_groups):
+                g = ps[groups + 2 * j]
+                if ((g >> (top << 2)) & 15) == 0 or (((c | lanes) - g) & lanes) != lanes:
+                    continue
+                q = s - ps[groups + 2 * j + 1]
+                if (ps[bits + (q >> 6)] >> (q & 63)) & 1:
+                    splits = True
+                    break
+        if splits:
+            ps[bits + (s >> 6)] |= 1 << (s & 63)
+            best = max(best, size)
+    if best == 0:
+        return n if equal == 0 else put_move(ps, n, card, equal)
+    c = 0
+    size = 0
+    for s in range(1, states):
+        i = 0
+        while True:
+            digit = (c >> (i << 2)) & 15
+            if digit < (counts >> (i << 2)) & 15:
+                c += 1 << (i << 2)
+                size += 1
+                break
+            c -= digit << (i << 2)
+            size -= digit
+            i += 1
+        if size == best and (ps[bits + (s >> 6)] >> (s & 63)) & 1:
+            n = append_suit_choices(ps, card, equal, others, c, dims, base, n)
+            if MOVES + 2 * n >= base:
+                ps[FAULT] = FAULT_MOVES
+                return n
+    sort_takes(ps, start, n)
+    return n
+
+
+@kernel
+def first_cards(nibble, k):
+    """The ``k`` lowest cards of a rank's 4-bit ``nibble``."""
+    out = 0
+    while k > 0:
+        low = nibble & -nibble
+        out |= low
+        nibble ^= low
+        k -= 1
+    return out
+
+
+@kernel
+def next_cards(nibble, k, x):
+    """The next ``k``-card subset of ``nibble`` after ``x`` in numeric order, or -1."""
+    for y in range(x + 1, 16):
+        if (y & ~nibble) == 0 and popcount(y) == k:
+            return y
+    return -1
+
+
+@kernel
+def append_suit_choices(ps, card, equal, others, c, dims, base, n):
+    """Append ``(card, equal | U)`` for every ``U`` with ``c``'s count of cards of each dimension's rank, in
+    ascending order (the lowest rank's choice turns fastest); the ranks are at ``ps[base + i]``."""
+    pick = 0  # the chosen cards of dimension i in lane i
+    for i in range(dims):
+        nibble = (others >> (ps[base + i] << 2)) & 15
+        pick |= first_cards(nibble, (c >> (i << 2)) & 15) << (i << 2)
+    while True:
+        take = equal
+        for i in range(dims):
+            take |= ((pick >> (i << 2)) & 15) << (ps[base + i] << 2)
+        if MOVES + 2 * n + 1 >= base:
+            return n + 1  # the caller reports the overflow
+        n = put_move(ps, n, card, take)
+        i = 0
+        while i < dims:
+            nibble = (others >> (ps[base + i] << 2)) & 15
+            k = (c >> (i << 2)) & 15
+            x = (pick >> (i << 2)) & 15
+            y = next_cards(nibble, k, x)
+            if y >= 0:
+                pick += (y - x) << (i << 2)
+                break
+            pick += (first_cards(nibble, k) - x) << (i << 2)
+            i += 1
+        if i == dims:
+            return n

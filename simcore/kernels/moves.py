@@ -16,6 +16,7 @@ from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
     append_card_captures,
+    append_multi_captures,
     append_small_table_sums,
     append_sum_subsets,
     mask_value,
@@ -110,7 +111,10 @@ def append_card_moves(ps, c, table, rs, k, n):
         return append_ace_moves(ps, 1 << c, table, forced, rs.ace_on_empty, n)
     if forced == FORCED_NONE:
         n = put_move(ps, n, 1 << c, 0)
-    m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
+    if rs.multi_group != 0:  # Skopa's multi_group_capture: a largest union of disjoint groups
+        m = append_multi_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, n)
+    else:
+        m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
     if rs.sum_fewest != 0:
         m = keep_fewest(ps, n, m)
     if m == n and forced == FORCED_CARD:

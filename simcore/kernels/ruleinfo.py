@@ -76,6 +76,7 @@ POLICY_RULES = (
     PolicyRule("ACE_SCOPA", "ace_scopa", "1: an ace's take-all that empties the table is a sweep"),
     PolicyRule("SUM_TO", "sum_to", "0: a card takes sets summing to its value; 15 (Escoba): to 15 minus it", True),
     PolicyRule("COURT_ALL", "court_takes_all", "1: a court takes every table card of its rank (court_takes)", True),
+    PolicyRule("MULTI_GROUP", "multi_group", "1: a card takes a largest union of disjoint groups (Skopa)", True),
 )
 
 _UNKNOWN = [rule.field for rule in POLICY_RULES if rule.field not in Rules._fields]

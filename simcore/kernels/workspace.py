@@ -33,10 +33,11 @@ Decision space ``ps`` (int64 slots)::
     SUBSTREAM  [4]   Monte Carlo samples seat s has drawn in this game (numbers its rollout substreams)
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
-                     (allocated in its order, n = 26 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
+                     (allocated in its order, n = 27 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
     TCARDS  [10]     compressed table cards for the subset sums (SMALL_TABLE of them)
     SUMS    [1024]   value sum of each compressed table subset
-    MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs
+    MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs; under Skopa's multi_group_capture
+                     the last MULTI_SCRATCH slots are the largest-union search's (``Rules.max_moves`` counts them)
     --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
     --- then SAMPLE [MAX_SAMPLES] sampled hidden hands
 """

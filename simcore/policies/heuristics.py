@@ -156,6 +156,8 @@ def can_take(ps, card, target):
     if ps[RI.ace_sweeps] != 0 and (1 << card) & ACES:
         return ps[RI.ace_on_ace] == 0 or (target & ACES) == 0 or popcount(target) == 1
     rank_nibble = 15 << ((card >> 2) << 2)
+    if ps[RI.multi_group] != 0:
+        return can_take_groups(ps, card, target, rank_nibble)
     if (ps[RI.rank_only] >> card) & 1:
         if ps[RI.court_takes_all] != 0:  # court_takes="all_same_rank": all the table's cards of its rank
             return target != 0 and (target & ~rank_nibble) == 0
@@ -169,6 +171,25 @@ def can_take(ps, card, target):
     if ps[RI.turns] == TURNS_EXCHANGE and ps[RI.max_sum] > 0 and total > ps[RI.max_sum]:
         return False
     return total == capture_target(card_value(card, value_by_rank), ps[RI.sum_to])
+
+
+@kernel
+def can_take_groups(ps, card, target, rank_nibble):
+    """``can_take`` under Skopa's ``multi_group_capture``: a card takes all the table cards of its rank (a court's
+    and a numeral's equal cards are groups of their own), so it clears a table of them, and a numeral also one
+    where the other cards make one set summing to its value (a split into several such sets is not looked for:
+    the risk estimate stays an estimate)."""
+    if target == 0:
+        return False
+    rest = target & ~rank_nibble
+    if rest == 0:
+        return True
+    sum_mask, value_by_rank = ps[RI.sum_mask], ps[RI.value_by_rank]
+    if (ps[RI.rank_only] >> card) & 1 or ((sum_mask >> card) & 1) == 0 or (rest & ~sum_mask) != 0:
+        return False  # a court takes its rank only
+    if ps[RI.single_card_priority] != 0 and rest != target:
+        return False  # with priority, the equal cards on the table are a numeral's only groups
+    return mask_value(rest, value_by_rank) == card_value(card, value_by_rank)
 
 
 @kernel

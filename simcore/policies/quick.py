@@ -18,9 +18,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 
 Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1), and so do the
 rules whose moves these counts do not model (Scopa/Scopone ``sum_choice="fewest"``, Scopone's ``ace_on_ace`` and
-banned first ace); courts that take all their rank (``court_takes="all_same_rank"``) have one capture each; the
-aces that take all (Foracio's, Scopone's) have moves of their own (``ace_moves``), which random decodes and greedy
-scores as ``choose_greedy`` does.
+banned first ace, Skopa's ``multi_group_capture``); courts that take all their rank
+(``court_takes="all_same_rank"``) have one capture each; the aces that take all (Foracio's, Scopone's) have moves of
+their own (``ace_moves``), which random decodes and greedy scores as ``choose_greedy`` does.
 """
 
 from __future__ import annotations
@@ -359,8 +359,11 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi):
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
-    if popcount(table & rs.sum_mask) > QUICK_TABLE or rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0:
-        return -1, 0  # a large table, or Scopone's banned first ace, sum_choice="fewest", ace_on_ace: listed path
+    unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
+    if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled:
+        # a large table, or Scopone's banned first ace, sum_choice="fewest", ace_on_ace, Skopa's multi_group_capture:
+        # the listed path
+        return -1, 0
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)

@@ -13,7 +13,8 @@ Conventions:
 
 Rules (``simcore.variants.skopa``, whose module docstring lists the choices where RULES.md leaves room):
 * 52 cards; A..10 capture by value 1..10; J, Q, K (courts) have no value: a court takes, and is taken by, an
-  equal rank only, one card per move, and courts never enter sums (R2, R5);
+  equal rank only, one card per move, and courts never enter sums (R2, R5); with ``multi_group_capture`` a
+  card takes a largest union of disjoint groups (:func:`largest_unions`);
 * 4 cards each and 4 to the table, then rounds of 4 more each with no table cards until the stock is out: 48
   plays per deal for 2, 3 or 4 players (R3, R8); the seat after the dealer leads (R4);
 * a sweep is any capture that leaves the table empty, the deal's last play included; it scores
@@ -27,8 +28,10 @@ Rules (``simcore.variants.skopa``, whose module docstring lists the choices wher
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from simcore.cards import CLUBS, HEARTS, SPADES, card_id, mask_of
@@ -122,14 +125,94 @@ def captures(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[
       with ``court_takes="all_same_rank"``;
     * a numeral takes any non-empty set of table numerals whose values sum to its value (a single card of
       equal value is such a set); with ``single_card_priority``, if a table numeral of equal value exists,
-      only those single cards.
+      only those single cards;
+    * with ``multi_group_capture``, the largest unions of disjoint such sets (:func:`largest_unions`).
     """
     table = frozenset(table)
-    if is_court(card):
+    if rules.get("multi_group_capture"):
+        found = largest_unions(rules, card, table)
+    elif is_court(card):
         found = same_rank_captures(card, table, rules["court_takes"])
     else:
         found = sum_captures(table, value_of(card), value_of, rules["single_card_priority"])
     return sorted(found, key=mask_of)
+
+
+def value_groups(total: int) -> list[tuple[int, ...]]:
+    """The sets of numerals of values below ``total`` that sum to it, as counts per value 1..total-1 (at most 4
+    cards a value: the pack's)."""
+    found: list[tuple[int, ...]] = []
+
+    def extend(value: int, remaining: int, counts: tuple[int, ...]) -> None:
+        if remaining == 0:
+            found.append(counts + (0,) * (total - 1 - len(counts)))
+        elif value < total and value <= remaining:
+            for k in range(min(4, remaining // value) + 1):
+                extend(value + 1, remaining - k * value, (*counts, k))
+
+    extend(1, total, ())
+    return found
+
+
+@cache
+def splits(total: int, counts: tuple[int, ...]) -> bool:
+    """Whether numerals with ``counts`` per value 1..total-1 split into disjoint sets each summing to ``total``:
+    the highest card present lies in one of them, so try each set holding it and split what is left."""
+    if not any(counts):
+        return True
+    if sum((i + 1) * c for i, c in enumerate(counts)) % total != 0:
+        return False
+    top = max(i for i, c in enumerate(counts) if c)
+    for group in value_groups(total):
+        fits = group[top] and all(g <= c for g, c in zip(group, counts, strict=True))
+        if fits and splits(total, tuple(c - g for c, g in zip(counts, group, strict=True))):
+            return True
+    return False
+
+
+def removals(counts: Sequence[int], k: int) -> Iterable[tuple[int, ...]]:
+    """Every vector of ``k`` cards to leave out of ``counts`` (at most ``counts[i]`` of value i + 1)."""
+    if not counts:
+        if k == 0:
+            yield ()
+        return
+    for here in range(min(counts[0], k) + 1):
+        for tail in removals(counts[1:], k - here):
+            yield (here, *tail)
+
+
+def largest_unions(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
+    """R5 option ``multi_group_capture``: the largest unions of pairwise disjoint groups ``card`` may take, each
+    group a capture it could make alone (:func:`captures` without the option).
+
+    A court's groups are its rank's table cards one by one, so it takes them all (whatever ``court_takes``).
+    With ``single_card_priority`` and a table numeral of its value, a numeral's groups are those single cards:
+    all of them. Otherwise the table numerals of its value are taken (each is a group), with every largest set
+    of the smaller numerals that splits into sets summing to its value: the fewest cards left out first (0, 1,
+    ...), every choice of which cards of each value.
+    """
+    table = frozenset(table)
+    if is_court(card):
+        same = frozenset(t for t in table if rank_of(t) == rank_of(card))
+        return [same] if same else []
+    total = value_of(card)
+    equal = frozenset(t for t in table if not is_court(t) and value_of(t) == total)
+    if rules["single_card_priority"] and equal:
+        return [equal]
+    by_value = [sorted(t for t in table if not is_court(t) and value_of(t) == v) for v in range(1, total)]
+    counts = tuple(len(cards) for cards in by_value)
+    for left_out in range(sum(counts) + 1):
+        kept = [tuple(c - d for c, d in zip(counts, out, strict=True)) for out in removals(counts, left_out)]
+        kept = [k for k in kept if splits(total, k)]
+        if kept:
+            break
+    if not any(kept[0]):
+        return [equal] if equal else []
+    found = []
+    for k in kept:
+        per_value = (itertools.combinations(cards, n) for cards, n in zip(by_value, k, strict=True))
+        found += [equal.union(*choice) for choice in itertools.product(*per_value)]
+    return found
 
 
 def legal_moves(rules: Mapping[str, Any], hand: int | Iterable[int], table: int | Iterable[int]) -> list[Move]:
@@ -332,6 +415,7 @@ __all__ = [  # also what simcore.reference.stock reads of this module (StockGame
     "game_winner",
     "greedy_score",
     "is_void_deal",
+    "largest_unions",
     "legal_moves",
     "most_cards_points",
     "most_clubs_points",

@@ -139,6 +139,7 @@ class Rules(NamedTuple):
     # Foracio no_scopa_rule="final_capture_if_in_last_round" (F8): a sweep made in the deal's last round (the last
     # ``players`` plays) counts toward no declaration, and scores no scopa if no capture follows it in the deal
     last_capture_no_scopa: int = 0
+    multi_group: int = 0  # Skopa multi_group_capture: a card takes a largest union of disjoint groups (0/1)
 
 
 @dataclass(frozen=True)
@@ -409,3 +410,13 @@ def most_sweeps(plies: int, side_plies: int, table_starts_empty: bool, last_play
     first = 2 if table_starts_empty else 1
     last = plies if last_play_counts else plies - 1
     return min(side_plies, max(0, (last - first + 2) // 2))
+
+
+# Skopa's multi_group_capture (``Rules.multi_group``): the search for a card's largest unions of disjoint groups
+# (``kernels.captures.append_largest_unions``) runs over the count vectors of the table's smaller-valued sum cards,
+# at most 4 of each of 9 ranks (values 1..9): 5**9 states, one bit each, in scratch slots at the end of the move
+# space, after the dimensions' ranks and the groups found (two slots each).
+MULTI_STATES = 5**9
+MULTI_GROUPS = 64  # count vectors of one value total <= 10 (at most 41: the partitions of 10 into parts <= 9)
+MULTI_DIMS = 16
+MULTI_SCRATCH = MULTI_DIMS + 2 * MULTI_GROUPS + (MULTI_STATES + 63) // 64

@@ -15,6 +15,17 @@ Deliberate choices where RULES.md leaves room:
   ``two_clubs`` (RULES.md A.4): they hold the majority of the bonus suit and the small card, whichever they are.
   The control variates of the first player's advantage stay the clubs and the 2 of clubs (still mean zero by
   symmetry under any rules, only less correlated with the result under the variant).
+* ``multi_group_capture`` (R5 option; the seed's "takes one or several cards ... the corresponding ones"): a
+  group is a capture the card could make alone under the other keys, and the card takes a *largest* union of
+  pairwise disjoint groups: the most table cards it can, the player choosing among equally large unions (which
+  suits, which split). Neither "any union" (a 10 against the rest of the pack would have 1.5e10 takes) nor a
+  "maximal" one, a union no further group can join (74,330 takes there; 5 5 3 2 under a 10 would allow 5+5 and
+  leave 3+2), but the reading "he takes the corresponding cards": all he can. So a court takes every table card of
+  its rank whatever ``court_takes`` (each card is one of its groups); with ``single_card_priority`` and a table
+  card of its value a numeral's groups are those single cards, so it takes them all; otherwise the equal cards
+  are always taken (each a group of its own) with a largest set of smaller numerals that splits into sets
+  summing to its value. Whether a card can capture, hence the compulsion, is unchanged. A numeral has at most
+  ``LARGEST_UNIONS`` takes (3,888 for a 10), by exhaustion over every table.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ import numpy as np
 from simcore.cards import CARD_SUIT, CLUBS, DIAMONDS, HEARTS, N_CARDS, SPADES, SUIT_MASK, card_id, pack_mask
 from simcore.variants.base import (
     FORCED_NAMES,
+    MULTI_SCRATCH,
     SKOPA,
     GameInfo,
     HeuristicWeights,
@@ -49,6 +61,12 @@ TWO_CLUBS = card_id(2, CLUBS)
 ACE_SPADES = card_id(1, SPADES)
 TEN_DIAMONDS = card_id(10, DIAMONDS)
 MAX_SUBSETS_ONE_SUM = 1702  # subsets of A..10 (4 each) with sum 10
+# multi_group_capture: the most largest unions (takes) a numeral of value 1..10 has on any table, by exhaustion over
+# the tables' counts of the smaller ranks (0..4 each): the product of C(t_r, c_r) summed over the largest split
+# count vectors c <= t (tests/test_rules_skopa_multi_group.py derives them again). A 10's 3,888: two each of
+# A..4 and four each of 6..9 (take two of each: 6**4 ways) and three 5s (take two: 3 ways).
+LARGEST_UNIONS = (1, 3, 6, 18, 36, 108, 216, 648, 1296, 3888)
+MAX_LARGEST_UNIONS = max(LARGEST_UNIONS)
 
 KEYS = (
     RuleKey("players", 2, "number of players; 4 play in two partnerships (seats 0+2 v 1+3)", choices=(2, 3, 4)),
@@ -91,6 +109,11 @@ KEYS = (
         "the card that scores 1 (the 'two_clubs' category): 2c, the 2 of clubs, or As, the ace of spades (R11)",
         choices=("2c", "As"),
     ),
+    RuleKey(
+        "multi_group_capture",
+        False,
+        "a card takes a largest union of disjoint groups, each a capture it could make alone (R5 option)",
+    ),
 )
 BONUS_SUIT = {"clubs": CLUBS, "hearts": HEARTS}
 SMALL_CARD = {"2c": TWO_CLUBS, "As": ACE_SPADES}
@@ -110,6 +133,7 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
     suit, small = BONUS_SUIT[r["bonus_suit"]], SMALL_CARD[r["small_card"]]
     pack = pack_mask(range(1, 14))
     courts = pack_mask((11, 12, 13))
+    multi = int(bool(r["multi_group_capture"]))
     return Rules(
         variant=SKOPA,
         players=players,
@@ -121,7 +145,8 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
         target=int(r["target"]),
         forced_capture=FORCED_NAMES[r["forced_capture"]],
         n_categories=len(CATEGORIES),
-        max_moves=4 * (MAX_SUBSETS_ONE_SUM + 3) + 4,
+        # multi_group_capture: room for the largest-union search's scratch after the moves (MULTI_SCRATCH slots)
+        max_moves=4 * (MAX_LARGEST_UNIONS + 1) + MULTI_SCRATCH // 2 + 1 if multi else 4 * (MAX_SUBSETS_ONE_SUM + 3) + 4,
         card_weight=np.array([card_weight(c, suit, small) for c in range(N_CARDS)], dtype=np.int64),
         sum_mask=pack & ~courts,
         value_by_rank=pack_values(VALUE_OF_RANK),
@@ -135,15 +160,22 @@ def compile_skopa(r: Mapping[str, Any]) -> Rules:
         count_suit_target=7,
         small_card=small,
         court_takes_all=int(r["court_takes"] == "all_same_rank"),
+        multi_group=multi,
     )
 
 
 @cache
-def most_moves(forced: str, court_takes: str = "one") -> int:
+def most_moves(forced: str, court_takes: str = "one", multi_group: bool = False) -> int:
     """R5, R6: a numeral v takes a set of table numerals summing to v (at most the sets the rest of the pack's
     numerals A..10 have), a court one table card of its rank (3 others; all of them in one move with
-    ``court_takes="all_same_rank"``); a hand holds at most 4 cards. Four 10s: 4 x 1,701 sets summing to 10."""
+    ``court_takes="all_same_rank"``); a hand holds at most 4 cards. Four 10s: 4 x 1,701 sets summing to 10.
+    With ``multi_group_capture`` a numeral has at most ``LARGEST_UNIONS[v - 1]`` takes on any table (a largest
+    union is not a subset of the rest of the pack's, so the bound is the maximum over all tables) and a court
+    one: four 10s, 4 x 3,888."""
     numerals = [v for v in range(1, 11) for _ in range(4)]
+    if multi_group:
+        per_card = [card_moves_bound(LARGEST_UNIONS[v - 1], forced) for v in numerals]
+        return hand_moves_bound(per_card + [card_moves_bound(1, forced)] * 12, 4)
     counts = subset_sum_counts(numerals, 10)
     per_card = [card_moves_bound(without_card(counts, v)[v], forced) for v in numerals]
     per_card += [card_moves_bound(1 if court_takes == "all_same_rank" else 3, forced)] * 12  # courts
@@ -170,7 +202,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         pack_cards=52,
         max_plies=plies,
         max_hand=4,  # R3: four cards a round
-        max_moves=most_moves(r["forced_capture"], r["court_takes"]),
+        max_moves=most_moves(r["forced_capture"], r["court_takes"], bool(r["multi_group_capture"])),
         max_table=4 + plies - 1,  # the 4 initial cards and every trail but the mover's own card
         max_sweeps=sweeps,
         max_points=points,
