@@ -54,8 +54,8 @@ TITLES: dict[str, tuple[str, str]] = {
         "({level} OLS intercept interval). cards dealt: how much more scoring material (per category) the first "
         "player's side was dealt than the other sides over the deals played; mirrored replays: greedy self-play "
         "of each game on its own shuffles, as dealt minus with the hands moved on one seat (each rotation), won "
-        "and margin; both: all of them. R²: share of the variance the controls explain; gain: how many times "
-        "fewer games the adjusted figure needs for the same interval",
+        "and margin (with --mirror); both: the two sets in one regression. R²: share of the variance the "
+        "controls explain; gain: how many times fewer games the adjusted figure needs for the same interval",
     ),
     "pairings": (
         "Opening advantage by policy pairing",

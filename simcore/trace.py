@@ -26,6 +26,7 @@ from simcore.kernels.game import (
     KIND_TRAIL,
     ChunkOut,
 )
+from simcore.layout import short_path
 from simcore.variants.base import VariantSpec
 
 TRACE_FORMAT = "scopasim-trace/1"
@@ -176,7 +177,7 @@ def check_trace(game: Any) -> str | None:
 def read_trace(path: Path, game: int | None = None) -> dict[str, Any]:
     """Game ``game`` (default: the first) of a JSON-lines trace file, read line by line and checked; any problem
     is a ConfigError naming the file and the line."""
-    name = shown(str(path), 80, quote=False)
+    name = short_path(" ".join(str(path).split()))  # the file's name stays whole in the message
     seen: list[int] = []  # the first few games of the file, for the message when ``game`` is not among them
     count = 0
     try:

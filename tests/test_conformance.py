@@ -137,7 +137,7 @@ def check_mid_deal_end(info: GameInfo, totals: list[int], target: int, winner: i
     assert info.mid_deal_out, "a mid-deal end in a game whose rules declare none"
     assert totals[winner] >= target, f"mid-deal winner at {totals[winner]}, below the target {target}"
     others = [t for side, t in enumerate(totals) if side != winner]
-    if info.past_target != "call":  # a call: the first correct one wins, whoever else had reached the target
+    if not info.mid_deal_claim:  # a claim: the first correct one wins, whoever else had reached the target
         assert all(t < target for t in others), f"mid-deal end at {totals}: another side had reached {target} before"
 
 

@@ -397,13 +397,14 @@ def test_every_registered_game_declares_its_weights_and_what_each_means():
 
 
 def test_each_variant_has_its_own_card_points():
-    """Games with weights of their own get card points of their own (Scopone shares Scopa's scoring, so its
-    ``VariantSpec.weights`` is Scopa's object)."""
+    """Games with card weights of their own get card points of their own (Scopone shares Scopa's scoring, so its
+    ``VariantSpec.weights`` holds Scopa's card weights, with mc defaults of its own)."""
     vectors = {
         name: weights.card_points(name, weights.defaults(name), VARIANTS[name].resolve()).tobytes() for name in VARIANTS
     }
-    owners = {id(VARIANTS[name].weights) for name in VARIANTS}
+    owners = {id(VARIANTS[name].weights.card_points) for name in VARIANTS}
     assert len(set(vectors.values())) == len(owners) == len(VARIANTS) - 1
+    assert vectors["scopone"] == vectors["scopa"]
 
 
 @pytest.mark.parametrize("bad", ["", "Scopa", "scopa ", "briscola", "x" * 1000])

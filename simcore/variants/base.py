@@ -364,6 +364,9 @@ class GameInfo:
     # nobody wins after a deal, only a call in the middle of one ends the game (Kaszino's out_call="manual").
     past_target: str
     max_deals: int | None = None  # most deals of one game; None = no bound (ties at the top play on)
+    # a mid-deal end is a claim made right after the claimant's own play, which another side that has reached the
+    # target without the move to claim cannot prevent (Scopa's claim_out; Kaszino's out_call="manual")
+    mid_deal_claim: bool = False
 
 
 def subset_sum_counts(values: Iterable[int], most: int) -> list[int]:

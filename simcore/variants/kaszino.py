@@ -311,6 +311,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         mid_deal_out=r["out_call"] != "end_of_deal",  # K13: AUSZ on banked + sure points, after a move
         # A.5: after a deal, the unique top total at or above the target wins; K13 manual: only a call wins
         past_target="call" if r["out_call"] == "manual" else "top",
+        mid_deal_claim=r["out_call"] == "manual",
     )
 
 

@@ -240,6 +240,7 @@ def game_info(r: Mapping[str, Any]) -> GameInfo:
         mid_deal_out=r["claim_out"] == "on",  # S12: after a deal, or by a claim after a side's play
         # S12: the highest total at or above the target wins; a tie at the top plays on, or is counted out
         past_target="countout" if r["tie_break"] == "parlett_countout" else "top",
+        mid_deal_claim=r["claim_out"] == "on",
     )
 
 
