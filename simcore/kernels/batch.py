@@ -6,10 +6,11 @@ of contiguous blocks; a block allocates its scratch once and reuses it game afte
 checks the chunk's stop flag and counts the games it has finished (``simcore.kernels.control``).
 
 Why not a Numba ``prange``: a parallel kernel is compiled twice over (the parfor's body as a gufunc, then the
-kernel around it), and LLVM optimises and emits the whole linked game loop at each of the two levels: 6 of the
-33 CPU seconds of a cold Scopa compile. ``run_games`` is an ordinary nogil kernel instead; ``simcore.engine``
-calls it from as many Python threads as Numba threads are set, on the same control array, and each call plays
-the blocks it claims (``CONTROL_NEXT``) until none is left. Called once, it plays them all.
+kernel around it), and LLVM optimises and emits the whole linked game loop at each of the two levels: the cold
+compile of a greedy Scopa run took 8.6 CPU-s more with it (median of 4 interleaved pairs, 42-53 against 33-45
+CPU-s; ``DESIGN.md``). ``run_games`` is an ordinary nogil kernel instead; ``simcore.engine`` calls it from as
+many threads as the run asks for, on the same control array, and each call plays the blocks it claims
+(``CONTROL_NEXT``) until none is left or the chunk is stopped. Called once, it plays them all.
 """
 
 from __future__ import annotations
