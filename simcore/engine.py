@@ -11,8 +11,8 @@ it reads the blocks' game counters and reports progress.
 
 Threads: a chunk is played on the calling thread's Numba thread count (``numba.get_num_threads()``, which
 ``api.set_threads`` sets; at most ``NUMBA_NUM_THREADS``), read once when the chunk starts. No kernel is a Numba
-parallel one (``simcore.kernels.batch`` says why): the launcher runs the batch kernel itself beside that many
-less one long-lived helper threads, all claiming blocks of the same chunk (``_launch``).
+parallel one (``simcore.kernels.batch`` says why): the launcher runs the batch kernel itself, beside
+``threads - 1`` long-lived helper threads of ``play``'s own, all claiming blocks of the same chunk (``_launch``).
 """
 
 from __future__ import annotations
