@@ -5,12 +5,16 @@ does not depend on the number of threads or on how the games are scheduled. Game
 of contiguous blocks; a block allocates its scratch once and reuses it game after game. Between games a block
 checks the chunk's stop flag and counts the games it has finished (``simcore.kernels.control``).
 
-Why not a Numba ``prange``: a parallel kernel is compiled twice over (the parfor's body as a gufunc, then the
-kernel around it), and LLVM optimises and emits the whole linked game loop at each of the two levels: the cold
-compile of a greedy Scopa run took 8.6 CPU-s more with it (median of 4 interleaved pairs, 42-53 against 33-45
-CPU-s; ``DESIGN.md``). ``run_games`` is an ordinary nogil kernel instead; ``simcore.engine`` calls it from as
-many threads as the run asks for, on the same control array, and each call plays the blocks it claims
-(``CONTROL_NEXT``) until none is left or the chunk is stopped. Called once, it plays them all.
+Why not a Numba ``prange``: a parallel kernel goes through Numba's parfor pipeline and is compiled as two LLVM
+libraries, the parfor's body as a gufunc (the whole game loop linked in and optimised) and the kernel that
+launches it (linked with the first and optimised again): one more pass over the whole loop than a plain kernel
+(``numba/parfors/parfor_lowering.py`` compiles the body with ``compile_ir``; ``CodeLibrary.finalize`` optimises
+each library with what it links). The cold compile of a greedy Scopa run (import and the
+first 100 games) took a median 8.8 CPU-s more with it (7 interleaved fresh-cache pairs: 42-55 CPU-s with it,
+33-45 without; ``DESIGN.md``), for about the same machine code (``run_games`` cached at 662 KB against 635 KB).
+``run_games`` is an ordinary nogil kernel instead; ``simcore.engine`` calls it from as many threads as the run
+asks for, on the same control array, and each call plays the blocks it claims (``CONTROL_NEXT``) until none is
+left or the chunk is stopped. Called once, it plays them all.
 """
 
 from __future__ import annotations
