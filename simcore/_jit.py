@@ -1,7 +1,8 @@
 """The one place where Numba compile options live.
 
-Every jitted function in scopasim is decorated with :data:`kernel` (or :data:`parallel_kernel` for the batch
-driver), so caching, GIL release and the error model are decided here once.
+Every jitted function in scopasim is decorated with :data:`kernel`, so caching, GIL release and the error model
+are decided here once. No kernel is a Numba parallel one (``simcore.kernels.batch`` says why): the threads are
+Python's, each running a nogil kernel.
 
 The on-disk cache lives in a folder named after a hash of all of ``simcore``'s sources. Numba invalidates a
 cached function only when its own file changes, not when a function it calls (in another file) does, so a
@@ -78,5 +79,3 @@ def kernel(func=None, *, inline: str = "never", nrt: bool = True):
 
 inline_kernel = kernel(inline="always")
 """A :data:`kernel` whose IR Numba inlines into its callers (hot-loop helpers only; see the module docstring)."""
-
-parallel_kernel = partial(njit, cache=CACHE, nogil=True, error_model="numpy", parallel=True)

@@ -43,7 +43,10 @@ class RunResult:
 
 
 def set_threads(threads: int | None) -> int:
-    """Use ``threads`` Numba threads (default: all); returns the number in use."""
+    """Play on ``threads`` threads (default: all, ``NUMBA_NUM_THREADS``); returns the number in use.
+
+    The number is kept as this thread's Numba thread count (``numba.set_num_threads``), which ``simcore.engine``
+    reads when a chunk starts; it plays the chunk on that many threads of its own."""
     import numba
 
     available = numba.config.NUMBA_NUM_THREADS

@@ -4,11 +4,15 @@ Everything that calls a kernel goes through here, so each kernel compiles for on
 
 Why a worker thread: the batch kernel runs for seconds to minutes without the GIL, and Python runs signal
 handlers only in the main thread, between bytecodes. So ``play`` launches the kernel on one long-lived launcher
-thread (one launcher at a time, which every Numba threading layer accepts, and the same thread each time, so an
-OpenMP layer keeps one thread team) and waits in short timed waits: Ctrl-C (or SIGTERM, which the CLI turns into
-KeyboardInterrupt) interrupts the wait at once, ``play`` raises the kernel's stop flag, waits for the blocks to
-return (each finishes the game it is playing, and a Monte Carlo seat stops at its next sample) and re-raises.
-Between waits it reads the blocks' game counters and reports progress.
+thread and waits in short timed waits: Ctrl-C (or SIGTERM, which the CLI turns into KeyboardInterrupt)
+interrupts the wait at once, ``play`` raises the kernel's stop flag, waits for the blocks to return (each
+finishes the game it is playing, and a Monte Carlo seat stops at its next sample) and re-raises. Between waits
+it reads the blocks' game counters and reports progress.
+
+Threads: a chunk is played on the calling thread's Numba thread count (``numba.get_num_threads()``, which
+``api.set_threads`` sets; at most ``NUMBA_NUM_THREADS``), read once when the chunk starts. No kernel is a Numba
+parallel one (``simcore.kernels.batch`` says why): the launcher runs the batch kernel itself, beside
+``threads - 1`` long-lived helper threads of ``play``'s own, all claiming blocks of the same chunk (``_launch``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import cache
 
@@ -26,7 +30,7 @@ import numpy as np
 
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
-from simcore.kernels.control import CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
+from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
 from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, first_play_rules, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
@@ -159,7 +163,7 @@ def run_stoppable(
             if stop is not None and stop.is_set():
                 raise StoppedError("stopped while the games were played")
             if progress is not None:
-                done = int(control[CONTROL_DONE:].sum())
+                done = int(control[CONTROL_DONE : CONTROL_DONE + BLOCKS].sum())
                 if done > reported:
                     progress(done - reported)
                     reported = done
@@ -173,12 +177,42 @@ def run_stoppable(
 
 
 def _launch(threads: int, args: tuple, control: np.ndarray, features: tuple) -> None:
-    numba.set_num_threads(threads)  # the caller's setting: Numba's thread count is per calling thread
-    # The blocks of games are handed to the threads one at a time, not in one contiguous share each: a thread
-    # slowed by other work (the writer thread encoding the previous chunk, another process) then plays fewer
-    # blocks instead of leaving the others idle at the end of the chunk. Rows do not depend on the schedule.
-    numba.set_parallel_chunksize(1)
-    run_games(*args, control, *features)
+    """Run the batch kernel on ``threads`` threads: this one and ``threads - 1`` helpers, each calling
+    ``run_games`` on the same control array (``simcore.kernels.batch``: every call claims blocks until none is
+    left). The blocks are handed out one at a time, not in one contiguous share each: a thread slowed by other
+    work (the writer thread encoding the previous chunk, another process) then plays fewer blocks instead of
+    leaving the others idle at the end of the chunk. Rows do not depend on the schedule.
+
+    Returns only once no thread plays the chunk any more, so its rows are final (or, after an exception, no
+    longer written); the first helper's exception is raised."""
+    helpers: list[Future] = []
+    try:
+        for _ in range(threads - 1):
+            helpers.append(_helpers(threads - 1).submit(_play, args, control, features))
+        _play(args, control, features)
+    except BaseException:
+        control[CONTROL_STOP] = 1  # a helper already submitted stops before its next game
+        raise
+    finally:
+        wait(helpers)
+    for helper in helpers:
+        helper.result()
+
+
+def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
+    """``run_games`` in this thread; if it raises, the chunk's other threads stop too (before their next game)."""
+    try:
+        run_games(*args, control, *features)
+    except BaseException:
+        control[CONTROL_STOP] = 1
+        raise
+
+
+@cache
+def _helpers(n: int) -> ThreadPoolExecutor:
+    """``n`` long-lived helper threads for runs on ``n + 1`` threads (the kernel releases the GIL, so they play in
+    parallel). One pool per thread count: a pool starts at most ``n`` threads, whatever other counts ask for."""
+    return ThreadPoolExecutor(max_workers=n, thread_name_prefix=f"scopasim-helper-{n}")
 
 
 def _finished(future: Future) -> bool:

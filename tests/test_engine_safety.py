@@ -17,6 +17,7 @@ import inspect
 import random
 import signal
 import threading
+from collections import Counter
 
 import numba
 import numpy as np
@@ -96,16 +97,28 @@ def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policie
             api.set_threads(None)
 
 
-def test_the_launcher_uses_the_callers_thread_count():
+def helper_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("scopasim-helper")]
+
+
+def test_a_chunk_plays_on_the_callers_thread_count_and_no_more(monkeypatch):
     config = config_of("scopa", ["greedy"])
+    calls: list[int] = []
+    launch = engine._launch
+    monkeypatch.setattr(engine, "_launch", lambda threads, *args: calls.append(threads) or launch(threads, *args))
     api.set_threads(1)
     try:
         api.play_chunk(config, np.arange(10))
-        assert engine._launcher.submit(numba.get_num_threads).result() == 1
     finally:
         api.set_threads(None)
-    api.play_chunk(config, np.arange(10))
-    assert engine._launcher.submit(numba.get_num_threads).result() == numba.config.NUMBA_NUM_THREADS
+    n = numba.config.NUMBA_NUM_THREADS
+    for _ in range(3):  # the same helpers, chunk after chunk
+        api.play_chunk(config, np.arange(200))
+    assert calls == [1, n, n, n]
+    # one pool per thread count, of as many threads as that count asks for helpers: never more
+    pools = Counter(t.name.removeprefix("scopasim-helper-").split("_")[0] for t in helper_threads())
+    assert pools.get(str(n - 1), 0) == n - 1
+    assert all(count <= int(k) for k, count in pools.items())
 
 
 def test_progress_adds_up_to_the_games_played_and_survives_overflow_retries():
@@ -121,6 +134,27 @@ def test_progress_adds_up_to_the_games_played_and_survives_overflow_retries():
 
 # A chunk that takes hours: 2,000 Monte Carlo games with 200 samples per decision.
 SLOW = config_of("scopa", ["mc:samples=200", "mc:samples=200"], 2000)
+
+
+def test_an_exception_in_a_helper_stops_the_chunk_and_is_raised(monkeypatch):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 threads")
+    play = engine._play
+    started = threading.Event()
+
+    def failing(args, control, features):
+        if threading.current_thread().name.startswith("scopasim-helper"):
+            started.wait(10)
+            raise MemoryError("a helper failed")
+        started.set()
+        play(args, control, features)
+
+    monkeypatch.setattr(engine, "_play", failing)
+    with pytest.raises(MemoryError, match="a helper failed"):  # in finite time: the launcher's blocks stop too
+        api.play_chunk(SLOW, np.arange(SLOW.games))
+    monkeypatch.undo()
+    config = config_of("scopa", ["greedy"], 2000)
+    same_rows(api.play_chunk(config, np.arange(2000)), direct(config, np.arange(2000)))  # the next chunk plays on
 
 
 def test_progress_is_reported_while_the_chunk_plays_and_a_stop_event_ends_it():

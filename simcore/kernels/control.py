@@ -7,6 +7,7 @@ progress inside a chunk. Layout (int64)::
 
     CONTROL_STOP  [1]       0 = play on, 1 = stop (written by the caller)
     CONTROL_DONE  [BLOCKS]  games finished by each block (each written by its own block only)
+    CONTROL_NEXT  [1]       the next block not yet claimed (``atomic_add``: each worker thread claims blocks)
 
 Why atomic loads and stores (relaxed, i.e. "monotonic"): another thread writes the flag and reads the counters
 while the kernel runs. With plain accesses LLVM may keep the flag in a register for the whole loop, or delay the
@@ -22,7 +23,8 @@ from numba.extending import intrinsic
 BLOCKS = 64  # blocks of games of one chunk (``simcore.kernels.batch``)
 CONTROL_STOP = 0
 CONTROL_DONE = 1
-CONTROL_SIZE = CONTROL_DONE + BLOCKS
+CONTROL_NEXT = CONTROL_DONE + BLOCKS
+CONTROL_SIZE = CONTROL_NEXT + 1
 
 
 def _element_pointer(context, builder, arr_type, arr, index, index_type):
@@ -61,4 +63,29 @@ def atomic_store(typingctx, arr, index, value):
     return types.void(arr, index, value), codegen
 
 
-__all__ = ["BLOCKS", "CONTROL_DONE", "CONTROL_SIZE", "CONTROL_STOP", "atomic_load", "atomic_store"]
+@intrinsic
+def atomic_add(typingctx, arr, index, value):
+    """``arr[index] += value`` atomically (an int64 array); returns the value before the addition."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and isinstance(index, types.Integer)):
+        return None
+    if not isinstance(value, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ptr = _element_pointer(context, builder, signature.args[0], args[0], args[1], signature.args[1])
+        v = context.cast(builder, args[2], signature.args[2], types.int64)
+        return builder.atomic_rmw("add", ptr, v, "monotonic")
+
+    return types.int64(arr, index, value), codegen
+
+
+__all__ = [
+    "BLOCKS",
+    "CONTROL_DONE",
+    "CONTROL_NEXT",
+    "CONTROL_SIZE",
+    "CONTROL_STOP",
+    "atomic_add",
+    "atomic_load",
+    "atomic_store",
+]
