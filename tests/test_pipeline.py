@@ -385,3 +385,61 @@ def test_the_deals_table_is_the_obvious_one(variant, players):
     out = api.play_chunk(cfg, games)
     table = results.deals_table(cfg, games, out)
     assert table.to_pydict() == reference_deals(cfg, games, out)
+
+
+def deal_stats_equal(a, b) -> bool:
+    """Every count of two ``DealStats`` is the same."""
+
+    def hist(h):
+        values, counts = h.items()
+        return values.tolist(), counts.tolist()
+
+    same = a.deals == b.deals and a.led == b.led and a.dealt == b.dealt and a.all == b.all
+    same &= all(hist(a.diff[m]) == hist(b.diff[m]) and hist(a.total[m]) == hist(b.total[m]) for m in a.metrics)
+    same &= all(a.scored[c].tolist() == b.scored[c].tolist() for c in a.categories)
+    return same and all(hist(x) == hist(y) for c in a.categories for x, y in zip(a.side[c], b.side[c], strict=True))
+
+
+@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopone", 4), ("escoba", 2)])
+def test_the_compiled_deal_counts_are_those_of_the_analysis(variant, players):
+    """The summary counts a two-sided deals table with ``simcore.kernels.tally``; ``DealStats.add`` (what
+    ``scopasim analyze`` runs on the files) counts the very same numbers."""
+    from analysis.deals import DealStats
+    from cli import render
+
+    cfg = RunConfig.create(variant, players=players, policies=["random"], games=400, seed=9)
+    games = np.arange(400)
+    deals = results.deals_table(cfg, games, api.play_chunk(cfg, games))
+    fast, slow = DealStats(list(cfg.categories), 2), DealStats(list(cfg.categories), 2)
+    part = render._columns(deals, fast.columns)
+    assert render._add_pairs(fast, part)
+    slow.add(part)
+    assert fast.deals == deals.num_rows // 2 and deal_stats_equal(fast, slow)
+
+
+def test_the_compiled_deal_counts_leave_other_tables_to_the_analysis():
+    """Rows out of order, values too spread for a small histogram, or three sides: nothing is counted by the
+    compiled path, so ``DealStats.add`` sorts, counts or refuses the part as it always did."""
+    from analysis.deals import DealStats
+    from cli import render
+
+    cfg = config(games=300)
+    games = np.arange(300)
+    deals = results.deals_table(cfg, games, api.play_chunk(cfg, games))
+    columns = DealStats(list(cfg.categories), 2).columns
+    part = render._columns(deals, columns)
+    shuffled = {c: v[::-1].copy() for c, v in part.items()}
+    wide = {**part, "points": part["points"] * np.int16(300)}
+    for odd in (shuffled, wide):
+        stats = DealStats(list(cfg.categories), 2)
+        assert not render._add_pairs(stats, odd) and stats.deals == 0
+        stats.add(odd)
+        assert stats.deals == deals.num_rows // 2
+    unpaired = {**part, "led": np.zeros_like(part["led"])}
+    assert not render._add_pairs(DealStats(list(cfg.categories), 2), unpaired)
+    with pytest.raises(ValueError, match="one leading and one dealing side"):
+        DealStats(list(cfg.categories), 2).add(unpaired)
+    three = RunConfig.create("scopa", players=3, policies=["random"], games=50, seed=2)
+    stats = DealStats(list(three.categories), 3)
+    table3 = results.deals_table(three, np.arange(50), api.play_chunk(three, np.arange(50)))
+    assert not render._add_pairs(stats, render._columns(table3, stats.columns))

@@ -1,0 +1,71 @@
+"""The summary's counts of a two-sided deals table, in two passes over its columns and without the GIL.
+
+``analysis.deals.DealStats`` sums up a deals table of two sides from one joint histogram per metric: deals
+counted by (side that led, side 0's value, side 1's value). numpy fills it with a dozen passes per metric; this
+loop checks the table's layout and fills every metric's histogram in two passes, on the writer thread of
+``scopasim simulate`` while the next chunk plays. The histograms are turned into statistics by the very code
+the analysis uses (``DealStats.add_joint``), so the numbers are those of ``scopasim analyze``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore._jit import kernel
+
+MAX_CELLS = 1 << 16  # the largest joint histogram of one metric (``DealStats``'s limit): wider values use numpy
+
+TALLY_OK = 0
+TALLY_LAYOUT = 1  # not one row per deal and side in (game, deal, side) order with one leading, one dealing side
+TALLY_WIDE = 2  # a metric's values spread wider than MAX_CELLS allows
+
+
+@kernel
+def pair_histograms(values, game, deal, side, led, dealt):
+    """Joint histograms of a deals table of two sides, one per metric.
+
+    ``values`` int16[M, R]: the metrics, row r of the table in column r; ``game`` int64[R], ``deal`` int16[R],
+    ``side`` int8[R], ``led`` and ``dealt`` bool[R]: the table's columns. Returns ``(status, lo, width, start,
+    joint)``: ``status`` ``TALLY_OK`` or why not (then nothing else is meaningful); ``lo`` and ``width``
+    int64[M, 2]: each metric's smallest value and value span for side 0 and side 1; ``joint`` int64, metric m's
+    histogram [side that led, side 0's value - lo, side 1's value - lo] flat from ``start[m]``.
+    """
+    n_metrics, n_rows = values.shape
+    lo = np.zeros((n_metrics, 2), np.int64)
+    width = np.zeros((n_metrics, 2), np.int64)
+    start = np.zeros(n_metrics + 1, np.int64)
+    if n_rows % 2:
+        return TALLY_LAYOUT, lo, width, start, np.zeros(0, np.int64)
+    n_deals = n_rows // 2
+    for i in range(n_deals):
+        a, b = 2 * i, 2 * i + 1
+        if side[a] != 0 or side[b] != 1 or game[a] != game[b] or deal[a] != deal[b]:
+            return TALLY_LAYOUT, lo, width, start, np.zeros(0, np.int64)
+        if i and (game[a] < game[a - 2] or (game[a] == game[a - 2] and deal[a] <= deal[a - 2])):
+            return TALLY_LAYOUT, lo, width, start, np.zeros(0, np.int64)
+        if led[a] == led[b] or dealt[a] == dealt[b] or dealt[a] == led[a]:
+            return TALLY_LAYOUT, lo, width, start, np.zeros(0, np.int64)
+    for m in range(n_metrics):
+        for s in range(2):
+            low = high = np.int64(values[m, s]) if n_deals else np.int64(0)
+            for i in range(n_deals):
+                v = np.int64(values[m, 2 * i + s])
+                low = min(low, v)
+                high = max(high, v)
+            lo[m, s] = low
+            width[m, s] = high - low + 1
+        cells = 2 * width[m, 0] * width[m, 1]
+        if cells > MAX_CELLS:
+            return TALLY_WIDE, lo, width, start, np.zeros(0, np.int64)
+        start[m + 1] = start[m] + cells
+    joint = np.zeros(start[n_metrics], np.int64)
+    for m in range(n_metrics):
+        w1 = width[m, 1]
+        base = start[m]
+        for i in range(n_deals):
+            a = 2 * i
+            first = 0 if led[a] else 1
+            v0 = values[m, a] - lo[m, 0]
+            v1 = values[m, a + 1] - lo[m, 1]
+            joint[base + (first * width[m, 0] + v0) * w1 + v1] += 1
+    return TALLY_OK, lo, width, start, joint
