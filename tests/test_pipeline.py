@@ -400,21 +400,59 @@ def deal_stats_equal(a, b) -> bool:
     return same and all(hist(x) == hist(y) for c in a.categories for x, y in zip(a.side[c], b.side[c], strict=True))
 
 
-@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopone", 4), ("escoba", 2)])
-def test_the_compiled_deal_counts_are_those_of_the_analysis(variant, players):
-    """The summary counts a two-sided deals table with ``simcore.kernels.tally``; ``DealStats.add`` (what
-    ``scopasim analyze`` runs on the files) counts the very same numbers."""
+def game_stats_equal(a, b) -> bool:
+    hists = ("deals", "plays", "redeals", "victory", "first_margin")
+    same = (a.games, a.mid_deal, a.digest) == (b.games, b.mid_deal, b.digest)
+    return (
+        same
+        and all(getattr(a, h).items()[0].tolist() == getattr(b, h).items()[0].tolist() for h in hists)
+        and all(getattr(a, h).items()[1].tolist() == getattr(b, h).items()[1].tolist() for h in hists)
+    )
+
+
+@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopone", 4), ("escoba", 2), ("scopa", 3)])
+def test_the_compiled_counts_are_those_of_the_analysis(variant, players):
+    """The summary counts the games table, and a two-sided deals table, with ``simcore.kernels.tally``;
+    ``GameStats.add`` and ``DealStats.add`` (what ``scopasim analyze`` runs on the files) count the very same
+    numbers, chunk after chunk."""
     from analysis.deals import DealStats
+    from analysis.games import GameStats
+    from analysis.load import seat_sides
     from cli import render
 
     cfg = RunConfig.create(variant, players=players, policies=["random"], games=400, seed=9)
-    games = np.arange(400)
-    deals = results.deals_table(cfg, games, api.play_chunk(cfg, games))
-    fast, slow = DealStats(list(cfg.categories), 2), DealStats(list(cfg.categories), 2)
-    part = render._columns(deals, fast.columns)
-    assert render._add_pairs(fast, part)
-    slow.add(part)
-    assert fast.deals == deals.num_rows // 2 and deal_stats_equal(fast, slow)
+    sides = len(cfg.spec.sides(players))
+    fast, slow = GameStats(sides, seat_sides(players)), GameStats(sides, seat_sides(players))
+    fast_deals, slow_deals = DealStats(list(cfg.categories), sides), DealStats(list(cfg.categories), sides)
+    for games in (np.arange(250), np.arange(250, 400)):
+        out = api.play_chunk(cfg, games)
+        part = render._columns(results.games_table(cfg, games, out), fast.columns)
+        assert render._add_games(fast, part)
+        slow.add(part)
+        deals = render._columns(results.deals_table(cfg, games, out), fast_deals.columns)
+        assert render._add_pairs(fast_deals, deals) == (sides == 2)
+        slow_deals.add(deals)
+    assert fast.games == 400 and game_stats_equal(fast, slow)
+    if sides == 2:
+        assert fast_deals.deals == slow_deals.deals > 0 and deal_stats_equal(fast_deals, slow_deals)
+
+
+def test_the_compiled_game_counts_leave_games_out_of_order_to_the_analysis():
+    from analysis.games import GameStats
+    from analysis.load import seat_sides
+    from cli import render
+
+    cfg = config(games=300)
+    games = np.arange(300)
+    part = render._columns(
+        results.games_table(cfg, games, api.play_chunk(cfg, games)), GameStats(2, seat_sides(2)).columns
+    )
+    reversed_part = {c: v[::-1] for c, v in part.items()}
+    stats, expected = GameStats(2, seat_sides(2)), GameStats(2, seat_sides(2))
+    assert not render._add_games(stats, reversed_part) and stats.games == 0
+    stats.add(reversed_part)
+    expected.add(part)
+    assert game_stats_equal(stats, expected)  # the digest is of the games in order, however the rows came
 
 
 def test_the_compiled_deal_counts_leave_other_tables_to_the_analysis():
