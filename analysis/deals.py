@@ -108,7 +108,13 @@ class DealStats:
         if 2 * w0 * w1 > 1 << 16:
             return False
         joint = np.bincount((led_side * w0 + (v0 - lo0)) * w1 + (v1 - lo1), minlength=2 * w0 * w1)
-        joint = joint.reshape(2, w0, w1)  # [side that led, side 0's value - lo0, side 1's value - lo1]
+        self.add_joint(m, joint.reshape(2, w0, w1), lo0, lo1)
+        return True
+
+    def add_joint(self, m: str, joint: np.ndarray, lo0: int, lo1: int) -> None:
+        """Count metric ``m`` of two sides from its joint histogram ``joint[side that led, side 0's value - lo0,
+        side 1's value - lo1]`` (deals counted; ``deals`` itself is not changed: see :meth:`add_pair_counts`)."""
+        _, w0, w1 = joint.shape
         a = np.arange(w0)[:, None] + lo0  # side 0's value on the grid
         b = np.arange(w1)[None, :] + lo1  # side 1's value
         a, b = np.broadcast_to(a, (w0, w1)), np.broadcast_to(b, (w0, w1))
@@ -124,7 +130,15 @@ class DealStats:
             _add_weighted(self.side[m][1], b[0], both.sum(axis=0))
             scoring = ((a != 0).astype(np.int64) + (b != 0)).ravel()
             self.scored[m] += np.bincount(scoring, weights=both.ravel(), minlength=3).astype(np.int64)
-        return True
+
+    def add_pair_counts(self, n_deals: int, joints: Mapping[str, tuple[np.ndarray, int, int]]) -> None:
+        """Count ``n_deals`` deals of two sides given, for every metric, its ``(joint, lo0, lo1)`` histogram (as
+        :meth:`add_joint` takes it): what :meth:`add` counts from the rows of those deals."""
+        if set(joints) != set(self.metrics):
+            raise ValueError(f"joint histograms of {sorted(joints)}, expected {sorted(self.metrics)}")
+        self.deals += n_deals
+        for m in self.metrics:
+            self.add_joint(m, *joints[m])
 
 
 def _add_weighted(hist: IntHist, values: np.ndarray, counts: np.ndarray) -> None:

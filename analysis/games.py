@@ -10,6 +10,7 @@ wins in game order for the convergence plot.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,6 +105,16 @@ class GameStats:
         outcome = np.column_stack([part["game"], winner, totals, part["deals"], part["plays"]]).astype(np.int64)
         order = np.argsort(outcome[:, 0], kind="stable") if np.any(np.diff(outcome[:, 0]) < 0) else rows
         self._hash.update(np.ascontiguousarray(outcome[order]).tobytes())
+
+    def add_counts(self, mid_deal: int, hists: Mapping[str, tuple[int, np.ndarray]], outcome: np.ndarray) -> None:
+        """Count games already summed up: what :meth:`add` counts from their rows, given ``mid_deal`` (games
+        decided mid-deal), ``hists`` (each per-game sample's smallest value and counts from it, or no entry when
+        it has no values) and ``outcome`` (int64 rows of game, winner, totals, deals and plays, in game order)."""
+        self.games += len(outcome)
+        self.mid_deal += mid_deal
+        for name, (lo, counts) in hists.items():
+            getattr(self, name).merge_counts(lo, counts)
+        self._hash.update(np.ascontiguousarray(outcome, dtype=np.int64).tobytes())
 
 
 def _margin(totals: np.ndarray, side: np.ndarray) -> np.ndarray:

@@ -122,6 +122,11 @@ def _arrow(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
+def _bits(packed: np.ndarray, n: int) -> pa.Array:
+    """A boolean Arrow array of ``n`` values from its bit-packed buffer (bit i % 8 of byte i // 8)."""
+    return pa.Array.from_buffers(pa.bool_(), n, [None, pa.py_buffer(packed)])
+
+
 def _strings(values: list[str]) -> pa.Array:
     """A list of strings as an Arrow string array (built from its buffers, for the reason of :func:`_arrow`)."""
     encoded = [v.encode() for v in values]
@@ -162,54 +167,64 @@ def games_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table
 def deals_table(config: RunConfig, games: np.ndarray, out: ChunkOut) -> pa.Table:
     """One row per deal and side, in (game, deal, side) order.
 
-    The played deals are picked by their flat (game, deal) positions: ``take`` of those rows of each array seen
-    as [game * deal, ...] keeps the row-major order, so each per-side array comes out in (game, deal, side) order
-    as it is (a boolean mask over the 3-d arrays gave the same rows at about 20 times the cost, and this runs for
-    every chunk while the next one plays).
+    Every column is written in one pass over the chunk's deal slots by ``simcore.kernels.rows`` (without the
+    GIL: this runs for every chunk while the next one plays); the Arrow arrays are views of its buffers.
     """
-    n_games, n_slots, n_sides = out.deal_cards.shape
-    played = np.flatnonzero((np.arange(n_slots)[None, :] < out.n_deals[:, None]).ravel())  # [rows], (game, deal)
-    rows = len(played)
+    from simcore.kernels.rows import (
+        FLAG_DEALT,
+        FLAG_LED,
+        SHORT_DEAL,
+        SMALL_DEALER,
+        SMALL_LEADER,
+        SMALL_SIDE,
+        allocate_rows,
+        fill_deal_rows,
+    )
 
-    def per_deal(values: np.ndarray) -> np.ndarray:  # [G, D, ...] -> [rows, ...]
-        return values.reshape(n_games * n_slots, *values.shape[2:]).take(played, axis=0)
-
-    side = np.tile(np.arange(n_sides, dtype=np.int8), rows)
-    dealer = np.repeat(per_deal(out.deal_dealer), n_sides)
-    leader = ((dealer.astype(np.int16) + 1) % config.players).astype(np.int8)
+    n_sides = out.deal_cards.shape[2]
+    categories = config.categories
+    n_rows = int(out.n_deals.sum()) * n_sides
+    rows = allocate_rows(n_rows, len(categories))
     seat_side = np.empty(config.players, np.int8)
     for s_idx, seats in enumerate(config.spec.sides(config.players)):
         seat_side[seats] = s_idx
-    points = per_deal(out.deal_points).reshape(rows * n_sides, -1)  # [rows * sides, categories]
-    total_points = np.zeros(rows * n_sides, np.int16)
-    for k in range(points.shape[1]):  # a sum over the short last axis, column by column (numpy's is slow)
-        total_points += points[:, k]
-    deal_of = (played % n_slots).astype(np.int16)
+    fill_deal_rows(
+        np.ascontiguousarray(games, dtype=np.int64),
+        out.n_deals,
+        out.deal_dealer,
+        out.deal_points,
+        (out.deal_sweeps, out.deal_cards, out.deal_totals),
+        seat_side,
+        np.int64(config.players),
+        rows,
+    )
     cols: dict[str, pa.Array] = {
-        "game": _arrow(np.repeat(np.repeat(games.astype(np.int64), out.n_deals), n_sides)),
-        "deal": _arrow(np.repeat(deal_of, n_sides)),
-        "side": _arrow(side),
-        "dealer": _arrow(dealer),
-        "leader": _arrow(leader),
-        "dealt": _arrow(seat_side[dealer] == side),
-        "led": _arrow(seat_side[leader] == side),
+        "game": _arrow(rows.game),
+        "deal": _arrow(rows.short[SHORT_DEAL]),
+        "side": _arrow(rows.small[SMALL_SIDE]),
+        "dealer": _arrow(rows.small[SMALL_DEALER]),
+        "leader": _arrow(rows.small[SMALL_LEADER]),
+        "dealt": _bits(rows.flags[FLAG_DEALT], n_rows),
+        "led": _bits(rows.flags[FLAG_LED], n_rows),
     }
-    for k, cat in enumerate(config.categories):
-        cols[cat] = _arrow(points[:, k])
-    cols["points"] = _arrow(total_points)
-    cols["sweeps"] = _arrow(per_deal(out.deal_sweeps).ravel())
-    cols["cards_taken"] = _arrow(per_deal(out.deal_cards).ravel())
-    cols["total"] = _arrow(per_deal(out.deal_totals).ravel())
+    names = [*categories, "points", "sweeps", "cards_taken", "total"]
+    for k, name in enumerate(names, 1):
+        cols[name] = _arrow(rows.short[k])
     return pa.table(cols)
 
 
 def write_parquet(table: pa.Table, path: Path) -> None:
-    """Write a part file: zstd over delta-encoded integers, dictionaries only where the column is one.
+    """Write a part file: zstd over delta-encoded integers, dictionaries only where the column is one, and
+    statistics (min and max per row group) for the ``game`` column only.
 
     The tables are small integers in long runs (game numbers, deal numbers, points), which delta encoding
     bit-packs before zstd sees them: the same file size as Parquet's default (dictionary, then zstd) at about
     half the writer's CPU time, which is taken from the kernels playing the next chunk. Any Parquet reader reads
-    both encodings, so older parts and newer ones mix in one run.
+    both encodings, so older parts and newer ones mix in one run. Statistics serve readers that skip row groups:
+    ``simcore.layout`` reads the deals part's game span from them, and a filter on ``game`` can use them; no
+    reader uses those of the other columns, which cost 8% of the encoding (0.08 CPU-s per 10^6 games). Row groups
+    of up to 2^20 rows make the deals part of a default chunk (about 380,000 rows) one row group: 3% less
+    encoding than three, at the same size; readers read a part whole either way.
     """
     integers = [f.name for f in table.schema if pa.types.is_integer(f.type)]
     dictionaries = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
@@ -217,9 +232,10 @@ def write_parquet(table: pa.Table, path: Path) -> None:
         table,
         path,
         compression="zstd",
-        row_group_size=1 << 17,
+        row_group_size=1 << 20,
         use_dictionary=dictionaries or False,
         column_encoding=dict.fromkeys(integers, "DELTA_BINARY_PACKED"),
+        write_statistics=["game"],
     )
 
 

@@ -385,3 +385,99 @@ def test_the_deals_table_is_the_obvious_one(variant, players):
     out = api.play_chunk(cfg, games)
     table = results.deals_table(cfg, games, out)
     assert table.to_pydict() == reference_deals(cfg, games, out)
+
+
+def deal_stats_equal(a, b) -> bool:
+    """Every count of two ``DealStats`` is the same."""
+
+    def hist(h):
+        values, counts = h.items()
+        return values.tolist(), counts.tolist()
+
+    same = a.deals == b.deals and a.led == b.led and a.dealt == b.dealt and a.all == b.all
+    same &= all(hist(a.diff[m]) == hist(b.diff[m]) and hist(a.total[m]) == hist(b.total[m]) for m in a.metrics)
+    same &= all(a.scored[c].tolist() == b.scored[c].tolist() for c in a.categories)
+    return same and all(hist(x) == hist(y) for c in a.categories for x, y in zip(a.side[c], b.side[c], strict=True))
+
+
+def game_stats_equal(a, b) -> bool:
+    hists = ("deals", "plays", "redeals", "victory", "first_margin")
+    same = (a.games, a.mid_deal, a.digest) == (b.games, b.mid_deal, b.digest)
+    return (
+        same
+        and all(getattr(a, h).items()[0].tolist() == getattr(b, h).items()[0].tolist() for h in hists)
+        and all(getattr(a, h).items()[1].tolist() == getattr(b, h).items()[1].tolist() for h in hists)
+    )
+
+
+@pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("scopone", 4), ("escoba", 2), ("scopa", 3)])
+def test_the_compiled_counts_are_those_of_the_analysis(variant, players):
+    """The summary counts the games table, and a two-sided deals table, with ``simcore.kernels.tally``;
+    ``GameStats.add`` and ``DealStats.add`` (what ``scopasim analyze`` runs on the files) count the very same
+    numbers, chunk after chunk."""
+    from analysis.deals import DealStats
+    from analysis.games import GameStats
+    from analysis.load import seat_sides
+    from cli import render
+
+    cfg = RunConfig.create(variant, players=players, policies=["random"], games=400, seed=9)
+    sides = len(cfg.spec.sides(players))
+    fast, slow = GameStats(sides, seat_sides(players)), GameStats(sides, seat_sides(players))
+    fast_deals, slow_deals = DealStats(list(cfg.categories), sides), DealStats(list(cfg.categories), sides)
+    for games in (np.arange(250), np.arange(250, 400)):
+        out = api.play_chunk(cfg, games)
+        part = render._columns(results.games_table(cfg, games, out), fast.columns)
+        assert render._add_games(fast, part)
+        slow.add(part)
+        deals = render._columns(results.deals_table(cfg, games, out), fast_deals.columns)
+        assert render._add_pairs(fast_deals, deals) == (sides == 2)
+        slow_deals.add(deals)
+    assert fast.games == 400 and game_stats_equal(fast, slow)
+    if sides == 2:
+        assert fast_deals.deals == slow_deals.deals > 0 and deal_stats_equal(fast_deals, slow_deals)
+
+
+def test_the_compiled_game_counts_leave_games_out_of_order_to_the_analysis():
+    from analysis.games import GameStats
+    from analysis.load import seat_sides
+    from cli import render
+
+    cfg = config(games=300)
+    games = np.arange(300)
+    part = render._columns(
+        results.games_table(cfg, games, api.play_chunk(cfg, games)), GameStats(2, seat_sides(2)).columns
+    )
+    reversed_part = {c: v[::-1] for c, v in part.items()}
+    stats, expected = GameStats(2, seat_sides(2)), GameStats(2, seat_sides(2))
+    assert not render._add_games(stats, reversed_part) and stats.games == 0
+    stats.add(reversed_part)
+    expected.add(part)
+    assert game_stats_equal(stats, expected)  # the digest is of the games in order, however the rows came
+
+
+def test_the_compiled_deal_counts_leave_other_tables_to_the_analysis():
+    """Rows out of order, values too spread for a small histogram, or three sides: nothing is counted by the
+    compiled path, so ``DealStats.add`` sorts, counts or refuses the part as it always did."""
+    from analysis.deals import DealStats
+    from cli import render
+
+    cfg = config(games=300)
+    games = np.arange(300)
+    deals = results.deals_table(cfg, games, api.play_chunk(cfg, games))
+    columns = DealStats(list(cfg.categories), 2).columns
+    part = render._columns(deals, columns)
+    shuffled = {c: v[::-1].copy() for c, v in part.items()}
+    wide = {**part, "points": part["points"] * np.int16(300)}
+    for odd in (shuffled, wide):
+        stats = DealStats(list(cfg.categories), 2)
+        assert not render._add_pairs(stats, odd) and stats.deals == 0
+        stats.add(odd)
+        assert stats.deals == deals.num_rows // 2
+    unpaired = {**part, "led": np.zeros_like(part["led"])}
+    assert not render._add_pairs(DealStats(list(cfg.categories), 2), unpaired)
+    with pytest.raises(ValueError, match="one leading and one dealing side"):
+        DealStats(list(cfg.categories), 2).add(unpaired)
+    three = RunConfig.create("scopa", players=3, policies=["random"], games=50, seed=2)
+    stats = DealStats(list(three.categories), 3)
+    table3 = results.deals_table(three, np.arange(50), api.play_chunk(three, np.arange(50)))
+    assert not render._add_pairs(stats, render._columns(table3, stats.columns))

@@ -115,6 +115,7 @@ def simulate(
         loading = "loading the kernels (the first run compiles them: half a minute)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
+        render.prefetch_summary()
         with render.progress_bar(config.games, quiet) as advance:
             try:
                 observers = (counts,) if counts is not None else ()
