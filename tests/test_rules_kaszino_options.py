@@ -210,10 +210,13 @@ def test_keys_are_shown_and_recorded():
 
 
 def test_forced_exchange_is_forced_capture():
-    """K4's forced_exchange is not a second key: its help names it on forced_capture."""
+    """K4's forced_exchange is Part B's name of forced_capture: its help names it, and it resolves to it (true =
+    player, false = none), so a run records one key."""
     assert "forced_exchange" in SPEC.key("forced_capture").doc
+    assert SPEC.resolve({"forced_exchange": True}) == SPEC.resolve({"forced_capture": "player"})
+    assert SPEC.resolve({"forced_exchange": "false"}) == SPEC.resolve({"forced_capture": "none"})
     with pytest.raises(ConfigError):
-        SPEC.resolve({"forced_exchange": True})
+        SPEC.resolve({"forced_exchange": "sometimes"})
 
 
 def test_bounds_follow_the_scoring():
