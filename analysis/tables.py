@@ -49,7 +49,8 @@ TITLES: dict[str, tuple[str, str]] = {
         "Wilson interval of deals won; p: t test of a zero mean, binomial test of 1/2 for deals won",
     ),
     "control_variate": (
-        "First player's advantage, adjusted for the cards dealt (control variate)",
+        "First player's advantage, adjusted for the cards dealt (control variate; with --mirror, also for "
+        "mirrored replays)",
         "plain: mean over games ± {level} t half-width; adjusted: regression on controls of mean zero by symmetry "
         "({level} OLS intercept interval). cards dealt: how much more scoring material (per category) the first "
         "player's side was dealt than the other sides over the deals played; mirrored replays: greedy self-play "
