@@ -33,10 +33,16 @@ def _element_pointer(context, builder, arr_type, arr, index, index_type):
     return cgutils.get_item_pointer(context, builder, arr_type, ary, [i])
 
 
+def _int64_slot(arr, index, value=types.int64) -> bool:
+    """Whether the intrinsics below accept these argument types: an int64 array, an integer index and value."""
+    is_array = isinstance(arr, types.Array) and arr.dtype == types.int64
+    return is_array and isinstance(index, types.Integer) and isinstance(value, types.Integer)
+
+
 @intrinsic
 def atomic_load(typingctx, arr, index):
     """``arr[index]`` read atomically (an int64 array)."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and isinstance(index, types.Integer)):
+    if not _int64_slot(arr, index):
         return None
 
     def codegen(context, builder, signature, args):
@@ -49,9 +55,7 @@ def atomic_load(typingctx, arr, index):
 @intrinsic
 def atomic_store(typingctx, arr, index, value):
     """``arr[index] = value`` written atomically (an int64 array)."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and isinstance(index, types.Integer)):
-        return None
-    if not isinstance(value, types.Integer):
+    if not _int64_slot(arr, index, value):
         return None
 
     def codegen(context, builder, signature, args):
@@ -66,9 +70,7 @@ def atomic_store(typingctx, arr, index, value):
 @intrinsic
 def atomic_add(typingctx, arr, index, value):
     """``arr[index] += value`` atomically (an int64 array); returns the value before the addition."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64 and isinstance(index, types.Integer)):
-        return None
-    if not isinstance(value, types.Integer):
+    if not _int64_slot(arr, index, value):
         return None
 
     def codegen(context, builder, signature, args):
