@@ -70,8 +70,8 @@ def freeze(rules: Rules) -> Rules:
     """``rules`` as a value whose kernels are compiled with its integer fields as constants (module docstring)."""
     values = frozen_values(rules)
     cls = _CLASSES.get(values)
-    if cls is None:
-        cls = _CLASSES[values] = type(f"FrozenRules{len(_CLASSES)}", (FrozenRules,), {"__slots__": ()})
+    if cls is None:  # setdefault: two threads freezing the same values get the same class
+        cls = _CLASSES.setdefault(values, type(f"FrozenRules{len(_CLASSES)}", (FrozenRules,), {"__slots__": ()}))
     return cls(*rules)
 
 
