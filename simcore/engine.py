@@ -31,6 +31,7 @@ import numpy as np
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
+from simcore.kernels.frozen import freeze
 from simcore.kernels.game import EV_WIDTH, ChunkOut
 from simcore.kernels.moves import exchange_moves, first_play_rules, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
@@ -99,8 +100,12 @@ def play(
     deal_slots: int = DEFAULT_DEAL_SLOTS,
     progress: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
+    specialise: bool = False,
 ) -> ChunkOut:
     """Play the games with indices ``games`` and return their output arrays (row i = ``games[i]``).
+
+    ``specialise``: run kernels compiled for this very rule set (``simcore.kernels.frozen``; same rows, faster,
+    one compile per rule set) instead of the ones every rule set shares.
 
     A game longer than ``deal_slots`` deals (or with more trace events than its buffer) is played again, alone,
     with four times the room: games are pure functions of their index, so the retry gives the same game.
@@ -114,7 +119,7 @@ def play(
     args = (
         games,
         np.int64(seed),
-        rules,
+        freeze(rules) if specialise else rules,
         np.ascontiguousarray(policy_ids, dtype=np.int64),
         np.ascontiguousarray(params, dtype=np.float64),
         out,
@@ -125,7 +130,7 @@ def play(
     redo = np.flatnonzero(out.overflow)
     if len(redo) == 0:
         return out
-    again = play(rules, seed, games[redo], policy_ids, params, trace, deal_slots * 4, stop=stop)
+    again = play(rules, seed, games[redo], policy_ids, params, trace, deal_slots * 4, stop=stop, specialise=specialise)
     return merge_overflow(out, again, redo)
 
 

@@ -24,8 +24,8 @@ def test_every_target_of_the_issue_is_reported():
     rows = targets(RECORDED)
     names = " | ".join(rows)
     for needed in (
-        "Scopa 2p greedy, 1 thread: games/s over the baseline kernel's",
-        "Scopa 2p random, 1 thread: games/s over the baseline kernel's",
+        "Scopa 2p greedy, 1 thread (shared kernels): games/s over the baseline kernel's",
+        "Scopa 2p random, 1 thread (shared kernels): games/s over the baseline kernel's",
         "kaszino greedy",
         "skopa random",
         "foracio greedy",
@@ -50,9 +50,13 @@ def test_a_verdict_follows_the_number():
     results = copy.deepcopy(RECORDED)
     scopa = results["one_thread"]["policies"]["greedy"]["scopa"]
     scopa["vs_baseline"] = run.TARGET_BASELINE_RATIO
-    assert targets(results)["Scopa 2p greedy, 1 thread: games/s over the baseline kernel's"][-1] == "PASS"
+    assert (
+        targets(results)["Scopa 2p greedy, 1 thread (shared kernels): games/s over the baseline kernel's"][-1] == "PASS"
+    )
     scopa["vs_baseline"] = run.TARGET_BASELINE_RATIO - 0.001
-    assert targets(results)["Scopa 2p greedy, 1 thread: games/s over the baseline kernel's"][-1] == "FAIL"
+    assert (
+        targets(results)["Scopa 2p greedy, 1 thread (shared kernels): games/s over the baseline kernel's"][-1] == "FAIL"
+    )
 
 
 def test_without_the_baseline_kernel_its_targets_are_not_applicable(capsys):
@@ -62,7 +66,10 @@ def test_without_the_baseline_kernel_its_targets_are_not_applicable(capsys):
         entry.pop("baseline")
         entry["scopa"].pop("vs_baseline")
     rows = targets(results)
-    assert rows["Scopa 2p random, 1 thread: games/s over the baseline kernel's"][2:] == ["baseline not found", "n/a"]
+    assert rows["Scopa 2p random, 1 thread (shared kernels): games/s over the baseline kernel's"][2:] == [
+        "baseline not found",
+        "n/a",
+    ]
     run.report(results)
     printed = capsys.readouterr().out
     assert "baseline kernel not found" in printed and "Targets of the issue" in printed

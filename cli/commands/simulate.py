@@ -112,7 +112,8 @@ def simulate(
 
             stop = PrecisionStop(precision)
         counts = render.ChunkCounts(config) if cluster is None else None  # the summary, counted as chunks are written
-        loading = "loading the kernels (the first run compiles them: half a minute)"
+        kind = " compiled for this rule set" if api.specialised(config) else ""  # simcore.kernels.frozen
+        loading = f"loading the kernels{kind} (the first run compiles them: half a minute)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
         render.prefetch_summary()

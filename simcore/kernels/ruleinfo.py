@@ -32,6 +32,7 @@ from numba.core.errors import TypingError
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
+from simcore.kernels.frozen import field_value
 from simcore.variants.base import Rules
 
 
@@ -105,7 +106,10 @@ def _scalar_indices(tup, fields):
 
 def _gather(context, builder, tup_type, tup, indices, ret):
     """The tuple ``ret`` of the fields ``indices`` of ``tup``, each as an int64."""
-    values = [context.cast(builder, builder.extract_value(tup, i), tup_type.types[i], types.int64) for i in indices]
+    values = [
+        context.cast(builder, field_value(context, builder, tup_type, tup, i), tup_type.types[i], types.int64)
+        for i in indices
+    ]
     return context.make_tuple(builder, ret, values)
 
 

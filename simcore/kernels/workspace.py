@@ -48,6 +48,7 @@ from numba import carray, types
 from numba.extending import intrinsic, overload
 
 from simcore._jit import kernel
+from simcore.kernels.frozen import FrozenRulesType, refrozen
 from simcore.kernels.ruleinfo import POLICY_RULES, RuleSlots
 
 # game state
@@ -169,6 +170,9 @@ def _borrow_fields(tup):
     if not isinstance(tup, types.BaseNamedTuple):
         return None
     fields = [f"borrow(tup[{i}])" if isinstance(t, types.Array) else f"tup[{i}]" for i, t in enumerate(tup.types)]
-    namespace = {"cls": tup.instance_class, "borrow": borrow}
-    exec(f"def impl(tup):\n    return cls({', '.join(fields)})\n", namespace)
+    namespace = {"cls": tup.instance_class, "borrow": borrow, "refrozen": refrozen}
+    made = f"cls({', '.join(fields)})"
+    if isinstance(tup, FrozenRulesType):  # the rebuilt tuple keeps the frozen values (simcore.kernels.frozen)
+        made = f"refrozen({made}, tup)"
+    exec(f"def impl(tup):\n    return {made}\n", namespace)
     return namespace["impl"]
