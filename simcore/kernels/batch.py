@@ -50,21 +50,35 @@ def run_games(games, seed, rules, policy_ids, params, out, trace, control, one_c
         if b >= n_blocks:
             return
         s = make_scratch(rules, control)
-        for done, slot in enumerate(range(b * n // n_blocks, (b + 1) * n // n_blocks), 1):
-            if atomic_load(control, CONTROL_STOP) != 0:
-                break
-            play_game(
-                slot,
-                games[slot],
-                seed,
-                rules,
-                policy_ids,
-                params,
-                out,
-                s,
-                slot if trace else -1,
-                one_card,
-                exchange,
-                full,
-            )
-            atomic_store(control, CONTROL_DONE + b, done)
+        start, stop = b * n // n_blocks, (b + 1) * n // n_blocks
+        play_block(
+            games, start, stop, seed, rules, policy_ids, params, out, s, trace, control, b, one_card, exchange, full
+        )
+
+
+@kernel(nrt=False)
+def play_block(
+    games, start, stop, seed, rules, policy_ids, params, out, s, trace, control, block, one_card, exchange, full
+):
+    """Play ``games[start:stop]`` into their rows, stopping before the next game once the chunk is stopped.
+
+    Without reference counting (it allocates nothing, and every array it passes on outlives it): a game's call
+    would otherwise count references to each of the two dozen arrays of ``out`` and ``s`` on the way in and out."""
+    for done, slot in enumerate(range(start, stop), 1):
+        if atomic_load(control, CONTROL_STOP) != 0:
+            break
+        play_game(
+            slot,
+            games[slot],
+            seed,
+            rules,
+            policy_ids,
+            params,
+            out,
+            s,
+            slot if trace else -1,
+            one_card,
+            exchange,
+            full,
+        )
+        atomic_store(control, CONTROL_DONE + block, done)

@@ -188,7 +188,7 @@ def record_deal(slot, d, dealer, rules, out, s, partial):
         out.deal_totals[slot, d, side] = gs[TOTALS + side]
 
 
-@kernel
+@kernel(nrt=False)
 def fill_rule_info(ps, rules):
     """Copy into the decision space the rules a policy may need: card weights, then every entry of
     ``ruleinfo.POLICY_RULES`` into its slot (``workspace.RI``)."""

@@ -468,7 +468,7 @@ def countout_winner(rules, totals, points, order, count):
     return -1 if tied else best_side
 
 
-@kernel
+@kernel(nrt=False)
 def deal_winner(rules, totals, points, last_capture_side, order, count):
     """The side that has won after a completed deal, or -1: ``game_winner``, and when the top is tied at or above
     the target, Scopa's count-out if the rules ask for it (``countout_winner``; ``points``: the deal's points).
