@@ -17,6 +17,7 @@ import numpy as np
 
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
+from simcore.policies import kernels as policy_kernels
 
 if TYPE_CHECKING:
     from simcore.pipeline import ChunkObserver
@@ -93,18 +94,30 @@ def play_chunk(
         raise explain_fault(config, fault.game) from None
 
 
-#: Runs of at least this many games of a game's default rules use kernels compiled for that rule set.
+#: Runs of a game's default rules worth at least this many greedy games use kernels compiled for that rule set.
 SPECIALISE_MIN_GAMES = 100_000
+
+#: What one game costs next to a greedy game, roughly, by policy id (decisions/s of ``benchmarks.run``'s policies
+#: section, 2-player Scopa: greedy 34 M, points 5.7 M, lookahead 1.06 M, mc 40 k, search 15 k); others count 1.
+POLICY_COST = {
+    policy_kernels.POLICY_POINTS: 5,
+    policy_kernels.POLICY_DEFENSIVE: 5,
+    policy_kernels.POLICY_LOOKAHEAD: 30,
+    policy_kernels.POLICY_MC: 800,
+    policy_kernels.POLICY_SEARCH: 2000,
+}
 
 
 def specialised(config: RunConfig) -> bool:
     """Whether the run's kernels are compiled for its very rule set (``simcore.kernels.frozen``): same rows, about
-    a third more games/s in 2-player Scopa, and one more compile (cached) per rule set.
+    a third more games/s in 2-player Scopa self-play and more for mc (its rollouts run the deal loop), for one
+    more compile (cached) per rule set.
 
     Done for the runs that repay it: the default rules of a game (any player count), which most runs use and so
-    share one cached copy, in runs of at least ``SPECIALISE_MIN_GAMES`` games. A rule set varied in a study
-    would pay a compile (half a minute) per value for a few seconds saved, and small runs keep to the shared copy
-    the rest of the tool already loaded. ``SCOPASIM_SPECIALISE=1`` specialises every run, ``0`` none.
+    share one cached copy, in runs worth at least ``SPECIALISE_MIN_GAMES`` greedy games (its games times the
+    dearest seat's ``POLICY_COST``: 100,000 greedy games, 125 of mc). A rule set varied in a study would pay a
+    compile (half a minute) per value, and small runs keep to the shared copy the rest of the tool already
+    loaded. ``SCOPASIM_SPECIALISE=1`` specialises every run, ``0`` none.
     """
     setting = os.environ.get("SCOPASIM_SPECIALISE", "auto")
     if setting not in ("0", "1", "auto"):
@@ -112,8 +125,10 @@ def specialised(config: RunConfig) -> bool:
     if setting != "auto":
         return setting == "1"
     defaults = config.spec.defaults()
-    default_rules = all(value == defaults[key] for key, value in config.rules.items() if key != "players")
-    return default_rules and config.games >= SPECIALISE_MIN_GAMES
+    if any(value != defaults[key] for key, value in config.rules.items() if key != "players"):
+        return False
+    cost = max(POLICY_COST.get(choice.spec.policy_id, 1) for choice in config.policy_choices())
+    return config.games * cost >= SPECIALISE_MIN_GAMES
 
 
 def warm_up(config: RunConfig) -> None:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import signal
+
+# Runs of a game's default rules big enough to repay it use kernels compiled for their rule set
+# (``simcore.api.specialised``), one more compile (~35 CPU-s) per game and policy mix. The suite's runs are small,
+# but a few (an 80-game search run) would cross the line and compile a second copy of the chain: the suite keeps to
+# the shared kernels, and tests/test_frozen_rules.py checks the specialised ones against them and the rule itself.
+os.environ.setdefault("SCOPASIM_SPECIALISE", "0")
 
 # A shell that starts the suite as a background job without job control (``cmd &`` in a script) hands it SIGINT
 # ignored, and the processes it spawns inherit that: Ctrl-C then neither reaches the kernels' stop flag nor a

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from simcore import engine
+from simcore import api, engine
 from simcore.api import SPECIALISE_MIN_GAMES, specialised
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
 from simcore.kernels.frozen import FrozenRules, FrozenRulesType, freeze
 from simcore.policies import policy_arrays
+from simcore.policies.kernels import POLICY_MC
 from simcore.variants.base import Rules
 
 
@@ -55,7 +56,7 @@ def play(cfg: RunConfig, special: bool, trace: bool = False):
 @pytest.mark.parametrize(
     ("variant", "policies", "rules"),
     [
-        ("scopa", ("greedy", "points"), {}),  # the one-card loop, the quick and the listed policies
+        ("scopa", ("greedy", "mc:samples=4"), {}),  # the one-card loop, the quick policies and mc's rollouts
         # Kaszinó's own loop, with options folded in the way that is not the default
         ("kaszino", ("random", "points"), {"max_sum": 0, "max_hand_cards": 2, "out_call": "manual"}),
     ],
@@ -78,6 +79,9 @@ def test_which_runs_are_specialised(monkeypatch):
     assert specialised(config("skopa", ("greedy",), games=big, players=3))  # defaults at any player count
     assert not specialised(config("scopa", ("greedy",), games=big - 1))  # small runs share the kernels
     assert not specialised(config("scopa", ("greedy",), games=big, rules={"napola": "on"}))  # a varied rule set
+    mc_games = -(-big // api.POLICY_COST[POLICY_MC])  # a dearer policy reaches the line in fewer games
+    assert specialised(config("scopa", ("greedy", "mc"), games=mc_games))
+    assert not specialised(config("scopa", ("greedy", "mc"), games=mc_games - 1))
     monkeypatch.setenv("SCOPASIM_SPECIALISE", "1")
     assert specialised(config("scopa", ("greedy",), games=10, rules={"napola": "on"}))
     monkeypatch.setenv("SCOPASIM_SPECIALISE", "0")
