@@ -337,6 +337,7 @@ def measure_throughput(
                     "games_per_s": games / best,
                     "deals_per_s": deals / best,
                     "deals_per_s_per_core": deals / best / threads,
+                    "specialised": api.specialised(config),
                 }
             )
     api.set_threads(None)
@@ -357,7 +358,14 @@ def measure_policies(games: int) -> list[dict[str, Any]]:
         start = time.perf_counter()
         out = api.play_chunk(config, indices)
         seconds = time.perf_counter() - start
-        rows.append({"policy": policy, "games": n, "decisions_per_s": int(out.n_plays.sum()) / seconds})
+        rows.append(
+            {
+                "policy": policy,
+                "games": n,
+                "decisions_per_s": int(out.n_plays.sum()) / seconds,
+                "specialised": api.specialised(config),
+            }
+        )
     return rows
 
 
@@ -399,6 +407,11 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
     print("  ".join("-" * w for w in widths))
     for row in rows:
         print(line(row))
+
+
+def kernels_label(special: bool | None) -> str:
+    """Which kernels a measurement ran on (``api.specialised``); blank for a recorded run from before the field."""
+    return "" if special is None else ("specialised" if special else "shared")
 
 
 def fmt(value: float, digits: int = 0) -> str:
@@ -558,7 +571,7 @@ def report(results: dict[str, Any]) -> None:
         print(f"(baseline kernel not found in {results['baseline_dir']}: pass --baseline DIR)")
     print_table(
         f"Scopa, 2 players: throughput of play_chunk (kernels only, best of {results['repeats']})",
-        ["policies", "threads", "games", "games/s", "deals/s", "deals/s per core"],
+        ["policies", "threads", "games", "games/s", "deals/s", "deals/s per core", "kernels"],
         [
             [
                 f"{r['policy']}/{r['policy']}",
@@ -567,14 +580,18 @@ def report(results: dict[str, Any]) -> None:
                 fmt(r["games_per_s"]),
                 fmt(r["deals_per_s"]),
                 fmt(r["deals_per_s_per_core"]),
+                kernels_label(r.get("specialised")),
             ]
             for r in results["throughput"]
         ],
     )
     print_table(
         f"Policies: decisions per second, 2-player Scopa self-play on {max(available_threads())} threads",
-        ["policy", "games", "decisions/s"],
-        [[r["policy"], fmt(r["games"]), fmt(r["decisions_per_s"])] for r in results["policies"]],
+        ["policy", "games", "decisions/s", "kernels"],
+        [
+            [r["policy"], fmt(r["games"]), fmt(r["decisions_per_s"]), kernels_label(r.get("specialised"))]
+            for r in results["policies"]
+        ],
     )
     pipe = results["pipeline"]
     print_table(
