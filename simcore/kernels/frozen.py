@@ -2,8 +2,9 @@
 
 The kernels read every rule as data (``Rules``, a named tuple passed down the call tree), so one compiled copy
 serves every rule set of every game; the price is that each play tests options that are off, for games that are
-not being played, and keeps their scalars in registers or on the stack. Measured on 2-player Scopa self-play with
-the rule scalars written in as constants by hand: greedy +15-20%, random +10-15% games/s.
+not being played, and keeps their scalars in registers or on the stack. With every integer rule a constant, one
+thread of 2-player Scopa self-play went from 0.42 to 0.62 of the baseline kernel's games/s (greedy; random 0.45 to
+0.61), and mc's decisions/s rose by half or more (DESIGN.md, benchmarks/README.md).
 
 ``freeze(rules)`` gives the same values as an instance of a class of their own, which Numba types as
 :class:`FrozenRulesType`: a ``Rules`` named tuple (same fields, same data model, so every kernel accepts it)
