@@ -87,3 +87,18 @@ def test_the_report_prints_each_section(capsys):
         "Peak memory",
     ):
         assert title in printed
+
+
+def test_the_report_says_which_kernels_ran(capsys):
+    """Runs from after the specialised kernels (``simcore.kernels.frozen``) name them in the rows they measured."""
+    results = copy.deepcopy(RECORDED)
+    results["cold_compile"]["specialised"] = {"first_chunk_s": 30.0, "import_s": 0.5}
+    results["one_thread"]["specialised"] = {"scopa": True}
+    for row in results["policies"]:
+        row["specialised"] = row["policy"] in ("lookahead", "mc")
+    greedy = "Scopa 2p greedy, 1 thread (specialised kernels): games/s over the baseline kernel's"
+    assert greedy in targets(results)
+    run.report(results)
+    printed = capsys.readouterr().out
+    assert "scopa alone, specialised kernels" in printed and "scopa, specialised kernels" in printed
+    assert "specialised" in printed and "shared" in printed
