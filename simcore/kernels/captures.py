@@ -128,52 +128,55 @@ def next_sum(i, total, values, before):
     return total + ((values >> b) & 255) - ((before >> b) & 255)
 
 
-LANES_TABLE = 10  # most table sum cards the lanes count exactly (at most C(10, 5) = 252 subsets a sum: a lane)
+REACH_TABLE = 10  # most table sum cards whose sum captures ``append_reached_sums`` walks (2**10 submasks at most)
 
 
 @inline_kernel
-def table_lanes(avail, value_by_rank):
-    """(lo, hi, values, before) of the table's sum cards ``avail``: its ``subset_sum_lanes`` and its
-    ``value_bytes`` (``values`` only while it has at most ``VALUE_BYTES_CARDS`` cards), in one pass."""
-    lo = 1
-    hi = 0
+def table_reach(avail, value_by_rank):
+    """(reach, values, before) of the table's sum cards ``avail``: bit s of ``reach`` is set when some subset of
+    them sums to s (``reach |= reach << v`` a card: one shift, exact for any number of cards, sums up to 63), and
+    its ``value_bytes`` (``values`` only while it has at most ``VALUE_BYTES_CARDS`` cards), in one pass."""
+    reach = 1
     values = 0
     shift = 0
     while avail != 0:
         c = lowest(avail)
         avail ^= 1 << c
         v = card_value(c, value_by_rank)
-        lo, hi = lanes_times(lo, hi, v)
+        reach |= reach << v
         if shift < 64:  # a shift by 64 or more is undefined in LLVM
             values |= v << shift
         shift += 8
-    return lo, hi, values, values * 0x0101010101010100
+    return reach, values, values * 0x0101010101010100
 
 
 @inline_kernel
-def append_counted_sums(ps, avail, target, value_by_rank, card, n, lanes):
-    """Append ``(card, subset)`` for every subset of ``avail`` (at most ``LANES_TABLE`` cards) whose values sum to
-    ``target``, ascending, as ``append_small_table_sums`` does; ``lanes``: ``table_lanes(avail)``.
+def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
+    """Append ``(card, subset)`` for every subset of ``avail`` (at most ``REACH_TABLE`` cards) whose values sum to
+    ``target``, ascending, as ``append_small_table_sums`` does; ``sums``: ``table_reach(avail)``; ``below``: the
+    cards of ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or
+    all of them: ``quick.sum_candidates``).
 
-    The lanes say how many there are, so a card with none costs one shift, and the walk over the ascending
-    submasks (``next_sum``: a few operations a step) stops at the last one: the cards above a card's rank cannot
-    enter its sums and come last in that order."""
-    lo, hi, values, before = lanes
-    if target < 1 or target > 15:  # beyond the lanes (no game's target): the search
+    A target no subset reaches costs one shift; else the ascending submasks of ``below`` are walked with their sums
+    (``next_sum``: a few operations a step; ``below`` is a prefix of ``avail``, so subset i of one is subset i of
+    the other)."""
+    reach, values, before = sums
+    if target < 1 or target > 63:  # beyond the reach bits (no game's target): the search
         return append_sum_subsets(ps, avail, target, value_by_rank, card, n)
-    count = lane(lo, hi, target)
+    if (reach >> target) & 1 == 0:
+        return n
     wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
     s = 0
     i = 0
     total = 0
-    while count != 0:
-        s = (s - avail) & avail  # next submask, ascending: subset i + 1 of ``value_bytes``
+    while True:
+        s = (s - below) & below  # next submask, ascending: subset i + 1 of ``value_bytes``
+        if s == 0:
+            return n
         total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
         i += 1
         if total == target:
-            count -= 1
             n = put_move(ps, n, card, s)
-    return n
 
 
 @kernel
@@ -300,18 +303,22 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
 
 
 @inline_kernel
-def append_counted_captures(ps, card_id, table, rs, n, lanes):
-    """``append_card_captures`` (the same moves, in the same order) with the table's packed counts ``lanes``
-    (``table_lanes``) in place of its compressed subset sums, for a table of at most ``LANES_TABLE`` sum cards;
-    ``rs``: the move generators' rule record (``moves.move_rules``)."""
+def append_reached_captures(ps, card_id, table, rs, n, sums):
+    """``append_card_captures`` (the same moves, in the same order) with the table's reachable sums ``sums``
+    (``table_reach``) in place of its compressed subset sums, for a table of at most ``REACH_TABLE`` sum cards;
+    ``rs``: the move generators' rule record (``moves.move_rules``). A sum capture takes cards of the played card's
+    rank and below (``up_to_rank``: the capture values of the sum cards rise strictly with the rank in every game,
+    a test checks it), or with ``sum_to`` (Escoba) any."""
     sum_mask, value_by_rank = rs.sum_mask, rs.value_by_rank
     n, v = append_single_captures(
         ps, card_id, table, rs.single_card_priority, sum_mask, value_by_rank, rs.rank_only, rs.court_takes_all, n
     )
     if v <= 0:
         return n
+    avail = table & sum_mask
+    below = avail & ((16 << ((card_id >> 2) << 2)) - 1) if rs.sum_to == 0 else avail
     target = capture_target(v, rs.sum_to)
-    return append_counted_sums(ps, table & sum_mask, target, value_by_rank, 1 << card_id, n, lanes)
+    return append_reached_sums(ps, avail, below, target, value_by_rank, 1 << card_id, n, sums)
 
 
 @inline_kernel

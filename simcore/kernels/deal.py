@@ -243,8 +243,8 @@ def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_
         ps[VIEW + VIEW_HAND_COUNTS + s] = count
         ps[VIEW + VIEW_PILES + s] = gs[PILES + s]
         ps[VIEW + VIEW_TOTALS + s] = gs[TOTALS + s]
-    nxt = seat + 1
-    ps[VIEW + VIEW_NEXT_COUNT] = ps[VIEW + VIEW_HAND_COUNTS + (0 if nxt == players else nxt)]
+    nxt = seat + 1  # a popcount again, not a load of the count just stored: that load waits for the store
+    ps[VIEW + VIEW_NEXT_COUNT] = popcount(gs[HANDS + (0 if nxt == players else nxt)])
     ps[VIEW + VIEW_LAST] = stock == 0 and in_hands == 1
     ps[VIEW + VIEW_N_MOVES] = n_moves
     return n_moves

@@ -15,15 +15,15 @@ from __future__ import annotations
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
-    LANES_TABLE,
+    REACH_TABLE,
     append_card_captures,
-    append_counted_captures,
     append_multi_captures,
+    append_reached_captures,
     append_small_table_sums,
     append_sum_subsets,
     mask_value,
     put_move,
-    table_lanes,
+    table_reach,
     table_subset_sums,
 )
 from simcore.kernels.ruleinfo import move_rules_of, replaced
@@ -39,7 +39,7 @@ from simcore.variants.base import (
 )
 
 ACES = 0xF
-LANES = -2  # ``table_sums``'s k when the sum captures come from the lanes
+REACHED = -2  # ``table_sums``'s k when the sum captures come from the reachable sums (``table_reach``)
 ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
@@ -92,11 +92,12 @@ def legal_moves(ps, hand, table, rs):
 
 @inline_kernel
 def list_moves(ps, hand, table, rs):
-    """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``LANES_TABLE`` sum cards
-    (every table of a game with compulsory capture) is counted in packed lanes (``table_lanes``: one
-    multiplication a card), so a hand card that cannot capture costs no scan; a larger one gets its compressed
-    subset sums or the search (``table_subset_sums``)."""
-    k, lanes = table_sums(ps, table, rs)
+    """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``REACH_TABLE`` sum cards
+    (every table of a game with compulsory capture) gets the bitset of the sums its subsets reach (``table_reach``:
+    one shift a card), so a hand card that cannot capture costs no scan and one that can walks only the subsets of
+    the cards its sums may take; a larger one gets its compressed subset sums or the search
+    (``table_subset_sums``)."""
+    k, sums = table_sums(ps, table, rs)
     n = 0
     rest = hand
     if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
@@ -104,7 +105,7 @@ def list_moves(ps, hand, table, rs):
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        n = append_card_moves(ps, c, table, rs, k, n, lanes)
+        n = append_card_moves(ps, c, table, rs, k, n, sums)
     if n == 0 and rs.forced_capture == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
     return n
@@ -112,18 +113,18 @@ def list_moves(ps, hand, table, rs):
 
 @inline_kernel
 def table_sums(ps, table, rs):
-    """(k, lanes): how ``append_card_moves`` finds the sum captures on ``table``. At most ``LANES_TABLE`` sum
-    cards: ``k`` = -2 and the packed counts ``table_lanes``; more: ``k`` from ``table_subset_sums`` (-1: the
-    search) and no lanes."""
+    """(k, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
+    cards: ``k`` = ``REACHED`` and ``sums`` from ``table_reach``; more: ``k`` from ``table_subset_sums`` (-1: the
+    search) and ``sums`` unused."""
     avail = table & rs.sum_mask
-    if popcount(avail) > LANES_TABLE:
-        return table_subset_sums(ps, avail, rs.value_by_rank), (0, 0, 0, 0)
-    return LANES, table_lanes(avail, rs.value_by_rank)
+    if popcount(avail) > REACH_TABLE:
+        return table_subset_sums(ps, avail, rs.value_by_rank), (0, 0, 0)
+    return REACHED, table_reach(avail, rs.value_by_rank)
 
 
 @inline_kernel
-def append_card_moves(ps, c, table, rs, k, n, lanes):
-    """Append the moves hand card ``c`` makes on ``table``; ``k`` and ``lanes`` say how its sum captures are found
+def append_card_moves(ps, c, table, rs, k, n, sums):
+    """Append the moves hand card ``c`` makes on ``table``; ``k`` and ``sums`` say how its sum captures are found
     (``table_sums``).
 
     What one card adds to ``legal_moves``, whatever else the hand holds: under ``player`` a card that cannot
@@ -138,8 +139,8 @@ def append_card_moves(ps, c, table, rs, k, n, lanes):
         n = put_move(ps, n, 1 << c, 0)
     if rs.multi_group != 0:  # Skopa's multi_group_capture: a largest union of disjoint groups
         m = append_multi_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, n)
-    elif k == LANES:
-        m = append_counted_captures(ps, c, table, rs, n, lanes)
+    elif k == REACHED:
+        m = append_reached_captures(ps, c, table, rs, n, sums)
     else:
         m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
     if rs.sum_fewest != 0:
