@@ -210,15 +210,17 @@ def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
         return table, pos, n, redeals, ne
 
 
-@kernel(nrt=False)
+@inline_kernel
 def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_hand):
     """Write the seat's legal moves and its view into ``ps``; returns the number of moves.
 
     ``rs``: the rule scalars of ``move_rules``; ``mode``: MOVES_FAMILY, MOVES_EXCHANGE (Kaszinó) or MOVES_TRAIL
     (a forced trail); ``open_hand``: the other hand when it is public, else 0. This is where game state flows to
-    a policy, and only through the view: a policy is handed ``ps``, never ``gs``. Without reference counting
-    (``gs`` and ``ps`` outlive the call, nothing is allocated) and with the move lister inlined: on the listed path
-    it runs once per play.
+    a policy, and only through the view: a policy is handed ``ps``, never ``gs``.
+
+    Inlined into the deal loops and ``decide``, with the move lister: as a call it passed 38 arguments (the two
+    arrays' fields, the rule record's 14) on the stack once per listed play, about 6 ns of the example greedy's 72
+    (A/B in alternating processes); the cold compile did not grow.
     """
     hand = gs[HANDS + seat]
     space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
