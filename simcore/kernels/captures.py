@@ -1,10 +1,15 @@
 """Subset-sum capture search on bitmasks.
 
-Algorithm. For an ordinary table (at most ``SMALL_TABLE`` sum cards) ``table_subset_sums`` computes, once per
-position, the value sum of every subset of the table's sum cards in compressed form (bit j = the j-th table
-card; ``sums[i] = sums[i without its lowest bit] + value``), and each hand card scans that array for its value:
-about 2**k additions, then 2**k comparisons per hand card, branch-light, where k is typically 3..6. Compressed
-patterns keep the numeric order of the masks they stand for, so the captures come out in canonical order.
+Algorithm. For an ordinary table (at most ``REACH_TABLE`` = ``SMALL_TABLE`` sum cards) ``table_reach`` computes,
+once per position, the bitset of the sums its subsets reach (``reach |= reach << value`` a card) and the cards'
+values a byte each; a hand card whose capture total is not reached costs one shift, and one whose total is
+walks the ascending submasks of the table cards that may enter its sums (its rank and below), each sum from the
+previous one in a few operations (``next_sum``), appending those that match: ascending submasks are the
+canonical order. Kaszinó's exchanges use ``table_subset_sums`` instead, which stores the value sum of every
+subset of the table's sum cards in compressed form (bit j = the j-th table card; ``sums[i] = sums[i without its
+lowest bit] + value``), scanned by each hand card for its value: about 2**k additions, then 2**k comparisons per
+hand card, where k is typically 3..6. Compressed patterns keep the numeric order of the masks they stand for, so
+the captures come out in canonical order too.
 
 Larger tables (possible only when capture is not compulsory) use ``append_sum_subsets``, a depth-first search
 over the cards in ascending id order. Capture values never decrease with the card id among the cards that take
