@@ -160,7 +160,7 @@ def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
     """Append ``(card, subset)`` for every subset of ``avail`` (at most ``REACH_TABLE`` cards) whose values sum to
     ``target``, ascending, as ``append_small_table_sums`` does; ``sums``: ``table_reach(avail)``; ``below``: the
     cards of ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or
-    all of them: ``quick.sum_candidates``).
+    all of them: ``sum_candidates``).
 
     A target no subset reaches costs one shift; else the ascending submasks of ``below`` are walked with their sums
     (``next_sum``: a few operations a step; ``below`` is a prefix of ``avail``, so subset i of one is subset i of
@@ -285,6 +285,20 @@ def capture_target(v, sum_to):
     return v if sum_to == 0 else sum_to - v
 
 
+@inline_kernel
+def up_to_rank(c):
+    """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
+    of the sum cards rises strictly with the rank in every family game (a test checks it)."""
+    return (16 << ((c >> 2) << 2)) - 1
+
+
+@inline_kernel
+def sum_candidates(c, sum_to):
+    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
+    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
+    return up_to_rank(c) if sum_to == 0 else -1
+
+
 @kernel
 def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
@@ -311,9 +325,8 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
 def append_reached_captures(ps, card_id, table, rs, n, sums):
     """``append_card_captures`` (the same moves, in the same order) with the table's reachable sums ``sums``
     (``table_reach``) in place of its compressed subset sums, for a table of at most ``REACH_TABLE`` sum cards;
-    ``rs``: the move generators' rule record (``moves.move_rules``). A sum capture takes cards of the played card's
-    rank and below (``up_to_rank``: the capture values of the sum cards rise strictly with the rank in every game,
-    a test checks it), or with ``sum_to`` (Escoba) any."""
+    ``rs``: the move generators' rule record (``moves.move_rules``). Its sums are walked over ``sum_candidates``, as
+    the quick path's are."""
     sum_mask, value_by_rank = rs.sum_mask, rs.value_by_rank
     n, v = append_single_captures(
         ps, card_id, table, rs.single_card_priority, sum_mask, value_by_rank, rs.rank_only, rs.court_takes_all, n
@@ -321,7 +334,7 @@ def append_reached_captures(ps, card_id, table, rs, n, sums):
     if v <= 0:
         return n
     avail = table & sum_mask
-    below = avail & ((16 << ((card_id >> 2) << 2)) - 1) if rs.sum_to == 0 else avail
+    below = avail & sum_candidates(card_id, rs.sum_to)
     target = capture_target(v, rs.sum_to)
     return append_reached_sums(ps, avail, below, target, value_by_rank, 1 << card_id, n, sums)
 

@@ -36,6 +36,7 @@ from simcore.kernels.captures import (
     mask_value,
     next_sum,
     subset_sum_lanes,
+    sum_candidates,
     value_bytes,
 )
 from simcore.kernels.workspace import RNG, WEIGHT
@@ -60,20 +61,6 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_
     if priority != 0 and (same_rank & sum_mask) != 0:
         return popcount(same_rank & sum_mask)
     return lane(lo, hi, capture_target(v, sum_to))
-
-
-@inline_kernel
-def up_to_rank(c):
-    """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
-    of the sum cards rises strictly with the rank in every family game (a test checks it)."""
-    return (16 << ((c >> 2) << 2)) - 1
-
-
-@inline_kernel
-def sum_candidates(c, sum_to):
-    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
-    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
-    return up_to_rank(c) if sum_to == 0 else -1
 
 
 @inline_kernel
