@@ -1,10 +1,15 @@
 """Subset-sum capture search on bitmasks.
 
-Algorithm. For an ordinary table (at most ``SMALL_TABLE`` sum cards) ``table_subset_sums`` computes, once per
-position, the value sum of every subset of the table's sum cards in compressed form (bit j = the j-th table
-card; ``sums[i] = sums[i without its lowest bit] + value``), and each hand card scans that array for its value:
-about 2**k additions, then 2**k comparisons per hand card, branch-light, where k is typically 3..6. Compressed
-patterns keep the numeric order of the masks they stand for, so the captures come out in canonical order.
+Algorithm. For an ordinary table (at most ``REACH_TABLE`` = ``SMALL_TABLE`` sum cards) ``table_reach`` computes,
+once per position, the bitset of the sums its subsets reach (``reach |= reach << value`` a card) and the cards'
+values a byte each; a hand card whose capture total is not reached costs one shift, and one whose total is
+walks the ascending submasks of the table cards that may enter its sums (its rank and below), each sum from the
+previous one in a few operations (``next_sum``), appending those that match: ascending submasks are the
+canonical order. Kaszinó's exchanges use ``table_subset_sums`` instead, which stores the value sum of every
+subset of the table's sum cards in compressed form (bit j = the j-th table card; ``sums[i] = sums[i without its
+lowest bit] + value``), scanned by each hand card for its value: about 2**k additions, then 2**k comparisons per
+hand card, where k is typically 3..6. Compressed patterns keep the numeric order of the masks they stand for, so
+the captures come out in canonical order too.
 
 Larger tables (possible only when capture is not compulsory) use ``append_sum_subsets``, a depth-first search
 over the cards in ascending id order. Capture values never decrease with the card id among the cards that take
@@ -30,7 +35,11 @@ All functions work in the decision space ``ps`` (``simcore.kernels.workspace``):
 
 from __future__ import annotations
 
-from simcore._jit import kernel
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import highest, lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS, TCARDS
 from simcore.variants.base import MULTI_DIMS, MULTI_GROUPS, MULTI_SCRATCH, MULTI_STATES
@@ -51,6 +60,128 @@ def mask_value(mask, value_by_rank):
         mask ^= 1 << c
         total += card_value(c, value_by_rank)
     return total
+
+
+# --------------------------------------------------------------------------- packed subset-sum counts
+
+
+@intrinsic
+def lanes_times(typingctx, lo, hi, v):
+    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15: ``L + (L << 8v)`` on the 128-bit
+    number ``L = lo | hi << 64``, in LLVM's i128 (shld and selects: no branch on the card's value, which a
+    misprediction per card made costly when written with ``x if small else y``)."""
+    if not all(isinstance(a, types.Integer) for a in (lo, hi, v)):
+        return None
+    sig = types.UniTuple(types.int64, 2)(lo, hi, v)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        lo_, hi_, v_ = (context.cast(builder, a, t, types.int64) for a, t in zip(args, signature.args, strict=True))
+        whole = builder.or_(builder.shl(builder.zext(hi_, i128), ir.Constant(i128, 64)), builder.zext(lo_, i128))
+        shift = builder.zext(builder.mul(v_, ir.Constant(ir.IntType(64), 8)), i128)
+        res = builder.add(whole, builder.shl(whole, shift))
+        new_lo = builder.trunc(res, ir.IntType(64))
+        new_hi = builder.trunc(builder.lshr(res, ir.Constant(i128, 64)), ir.IntType(64))
+        return context.make_tuple(builder, signature.return_type, (new_lo, new_hi))
+
+    return sig, codegen
+
+
+@inline_kernel
+def subset_sum_lanes(avail, value_by_rank):
+    """(lo, hi): lane j (8 bits) of lo | hi << 64 = number of subsets of ``avail`` whose values sum to j."""
+    lo = 1
+    hi = 0
+    while avail != 0:
+        c = lowest(avail)
+        avail ^= 1 << c
+        lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
+    return lo, hi
+
+
+@inline_kernel
+def lane(lo, hi, v):
+    """Subsets summing to ``v`` (0..15) from ``subset_sum_lanes``."""
+    word = lo if v < 8 else hi
+    return (word >> (8 * (v & 7))) & 255
+
+
+VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
+
+
+@inline_kernel
+def value_bytes(avail, value_by_rank):
+    """(values, before): byte j of ``values`` = capture value of the j-th lowest card of ``avail`` (at most 8
+    cards), byte j of ``before`` = sum of the values of the cards below it (a multiplication: no carries, since
+    the sums stay under 256)."""
+    values = 0
+    shift = 0
+    while avail != 0:
+        c = lowest(avail)
+        avail ^= 1 << c
+        values |= card_value(c, value_by_rank) << shift
+        shift += 8
+    return values, values * 0x0101010101010100
+
+
+@inline_kernel
+def next_sum(i, total, values, before):
+    """Value sum of subset ``i + 1`` of the cards of ``value_bytes`` from that of subset ``i`` (bit j = the j-th
+    card): counting up clears the trailing ones of ``i`` (the cards below bit b) and sets bit b. So the walk over
+    the submasks of a table in ascending order costs a few operations a step, not a sum over the cards."""
+    b = 8 * lowest(~i)
+    return total + ((values >> b) & 255) - ((before >> b) & 255)
+
+
+REACH_TABLE = 10  # most table sum cards whose sum captures ``append_reached_sums`` walks (2**10 submasks at most)
+
+
+@inline_kernel
+def table_reach(avail, value_by_rank):
+    """(reach, values, before) of the table's sum cards ``avail``: bit s of ``reach`` is set when some subset of
+    them sums to s (``reach |= reach << v`` a card: one shift, exact for any number of cards, sums up to 63), and
+    its ``value_bytes`` (``values`` only while it has at most ``VALUE_BYTES_CARDS`` cards), in one pass."""
+    reach = 1
+    values = 0
+    shift = 0
+    while avail != 0:
+        c = lowest(avail)
+        avail ^= 1 << c
+        v = card_value(c, value_by_rank)
+        reach |= reach << v
+        if shift < 64:  # a shift by 64 or more is undefined in LLVM
+            values |= v << shift
+        shift += 8
+    return reach, values, values * 0x0101010101010100
+
+
+@inline_kernel
+def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
+    """Append ``(card, subset)`` for every subset of ``avail`` (at most ``REACH_TABLE`` cards) whose values sum to
+    ``target``, ascending, as ``append_small_table_sums`` does; ``sums``: ``table_reach(avail)``; ``below``: the
+    cards of ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or
+    all of them: ``sum_candidates``).
+
+    A target no subset reaches costs one shift; else the ascending submasks of ``below`` are walked with their sums
+    (``next_sum``: a few operations a step; ``below`` is a prefix of ``avail``, so subset i of one is subset i of
+    the other)."""
+    reach, values, before = sums
+    if target < 1 or target > 63:  # beyond the reach bits (no game's target): the search
+        return append_sum_subsets(ps, avail, target, value_by_rank, card, n)
+    if (reach >> target) & 1 == 0:
+        return n
+    wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
+    s = 0
+    i = 0
+    total = 0
+    while True:
+        s = (s - below) & below  # next submask, ascending: subset i + 1 of ``value_bytes``
+        if s == 0:
+            return n
+        total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
+        i += 1
+        if total == target:
+            n = put_move(ps, n, card, s)
 
 
 @kernel
@@ -154,6 +285,20 @@ def capture_target(v, sum_to):
     return v if sum_to == 0 else sum_to - v
 
 
+@inline_kernel
+def up_to_rank(c):
+    """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
+    of the sum cards rises strictly with the rank in every family game (a test checks it)."""
+    return (16 << ((c >> 2) << 2)) - 1
+
+
+@inline_kernel
+def sum_candidates(c, sum_to):
+    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
+    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
+    return up_to_rank(c) if sum_to == 0 else -1
+
+
 @kernel
 def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
@@ -167,19 +312,51 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
     to ``sum_to`` minus the card's value instead (``capture_target``; Escoba has no rank-only cards and no
     priority), a target of 5..14 for Escoba's values 1..10: the same search, another total.
     """
+    n, target = append_single_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, court_all, n)
+    if target <= 0:
+        return n
+    target = capture_target(target, sum_to)
+    if k >= 0:
+        return append_small_table_sums(ps, k, target, 1 << card_id, n)
+    return append_sum_subsets(ps, table & sum_mask, target, value_by_rank, 1 << card_id, n)
+
+
+@inline_kernel
+def append_reached_captures(ps, card_id, table, rs, n, sums):
+    """``append_card_captures`` (the same moves, in the same order) with the table's reachable sums ``sums``
+    (``table_reach``) in place of its compressed subset sums, for a table of at most ``REACH_TABLE`` sum cards;
+    ``rs``: the move generators' rule record (``moves.move_rules``). Its sums are walked over ``sum_candidates``, as
+    the quick path's are."""
+    sum_mask, value_by_rank = rs.sum_mask, rs.value_by_rank
+    n, v = append_single_captures(
+        ps, card_id, table, rs.single_card_priority, sum_mask, value_by_rank, rs.rank_only, rs.court_takes_all, n
+    )
+    if v <= 0:
+        return n
+    avail = table & sum_mask
+    below = avail & sum_candidates(card_id, rs.sum_to)
+    target = capture_target(v, rs.sum_to)
+    return append_reached_sums(ps, avail, below, target, value_by_rank, 1 << card_id, n, sums)
+
+
+@inline_kernel
+def append_single_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, court_all, n):
+    """The captures of ``card_id`` that take table cards of its rank (``append_card_captures``: a rank-only card's,
+    or a sum card's under single-card priority): appended; returns (new count, the card's capture value when its
+    captures are sums, else 0)."""
     card = 1 << card_id
     same_rank = table & (15 << ((card_id >> 2) << 2))
     if (rank_only >> card_id) & 1:
         if court_all != 0:
-            return n if same_rank == 0 else put_move(ps, n, card, same_rank)
+            return (n if same_rank == 0 else put_move(ps, n, card, same_rank)), 0
         while same_rank != 0:
             t = same_rank & -same_rank
             n = put_move(ps, n, card, t)
             same_rank ^= t
-        return n
+        return n, 0
     v = card_value(card_id, value_by_rank)
     if v == 0 or ((sum_mask >> card_id) & 1) == 0:
-        return n
+        return n, 0
     if priority != 0:
         singles = same_rank & sum_mask
         if singles != 0:
@@ -187,11 +364,8 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
                 t = singles & -singles
                 n = put_move(ps, n, card, t)
                 singles ^= t
-            return n
-    target = capture_target(v, sum_to)
-    if k >= 0:
-        return append_small_table_sums(ps, k, target, card, n)
-    return append_sum_subsets(ps, table & sum_mask, target, value_by_rank, card, n)
+            return n, 0
+    return n, v
 
 
 # --------------------------------------------------------------------------- Skopa's multi_group_capture

@@ -15,12 +15,15 @@ from __future__ import annotations
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
+    REACH_TABLE,
     append_card_captures,
     append_multi_captures,
+    append_reached_captures,
     append_small_table_sums,
     append_sum_subsets,
     mask_value,
     put_move,
+    table_reach,
     table_subset_sums,
 )
 from simcore.kernels.ruleinfo import move_rules_of, replaced
@@ -36,6 +39,7 @@ from simcore.variants.base import (
 )
 
 ACES = 0xF
+REACHED = -2  # ``table_sums``'s k when the sum captures come from the reachable sums (``table_reach``)
 ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
@@ -76,14 +80,24 @@ def append_ace_moves(ps, card, table, forced, ace_on_empty, n):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def legal_moves(ps, hand, table, rs):
     """Write the legal moves of the player holding ``hand`` into the decision space; returns their number.
 
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
     can capture the move must be a capture; ``none``, any card may be trailed. Runs once per play.
     """
-    k = table_subset_sums(ps, table & rs.sum_mask, rs.value_by_rank)
+    return list_moves(ps, hand, table, rs)
+
+
+@inline_kernel
+def list_moves(ps, hand, table, rs):
+    """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``REACH_TABLE`` sum cards
+    (every table of a game with compulsory capture) gets the bitset of the sums its subsets reach (``table_reach``:
+    one shift a card), so a hand card that cannot capture costs no scan and one that can walks only the subsets of
+    the cards its sums may take; a larger one gets its compressed subset sums or the search
+    (``table_subset_sums``)."""
+    k, sums = table_sums(ps, table, rs)
     n = 0
     rest = hand
     if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
@@ -91,15 +105,27 @@ def legal_moves(ps, hand, table, rs):
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        n = append_card_moves(ps, c, table, rs, k, n)
+        n = append_card_moves(ps, c, table, rs, k, n, sums)
     if n == 0 and rs.forced_capture == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
     return n
 
 
 @inline_kernel
-def append_card_moves(ps, c, table, rs, k, n):
-    """Append the moves hand card ``c`` makes on ``table`` (subset sums ``k`` from ``table_subset_sums``).
+def table_sums(ps, table, rs):
+    """(k, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
+    cards: ``k`` = ``REACHED`` and ``sums`` from ``table_reach``; more: ``k`` from ``table_subset_sums`` (-1: the
+    search) and ``sums`` unused."""
+    avail = table & rs.sum_mask
+    if popcount(avail) > REACH_TABLE:
+        return table_subset_sums(ps, avail, rs.value_by_rank), (0, 0, 0)
+    return REACHED, table_reach(avail, rs.value_by_rank)
+
+
+@inline_kernel
+def append_card_moves(ps, c, table, rs, k, n, sums):
+    """Append the moves hand card ``c`` makes on ``table``; ``k`` and ``sums`` say how its sum captures are found
+    (``table_sums``).
 
     What one card adds to ``legal_moves``, whatever else the hand holds: under ``player`` a card that cannot
     capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are
@@ -113,6 +139,8 @@ def append_card_moves(ps, c, table, rs, k, n):
         n = put_move(ps, n, 1 << c, 0)
     if rs.multi_group != 0:  # Skopa's multi_group_capture: a largest union of disjoint groups
         m = append_multi_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, n)
+    elif k == REACHED:
+        m = append_reached_captures(ps, c, table, rs, n, sums)
     else:
         m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
     if rs.sum_fewest != 0:

@@ -180,13 +180,26 @@ def readonly(typingctx, arr):
     return sig, codegen
 
 
+@intrinsic
+def offset_pointer(typingctx, ptr, k):
+    """``ptr + k`` (elements) of a typed pointer: where a window starts in the decision space."""
+    if not isinstance(ptr, types.CPointer) or not isinstance(k, types.Integer):
+        return None
+    sig = ptr(ptr, k)
+
+    def codegen(context, builder, signature, args):
+        return builder.gep(args[0], [context.cast(builder, args[1], signature.args[1], types.intp)])
+
+    return sig, codegen
+
+
 @inline_kernel
 def windows(ps_ptr, seat, n_moves, params_ptr, n_params):
-    """(view, rules, moves, rng, params) of a seat's decision space given by its data pointer."""
-    ps = carray(ps_ptr, (_ws.MOVES + 2 * n_moves,))
-    view = readonly(ps[_ws.VIEW : _ws.VIEW + VIEW_SIZE])
-    rules = readonly(ps[_ws.WEIGHT : _ws.TCARDS])
-    moves = readonly(ps[_ws.MOVES : _ws.MOVES + 2 * n_moves].reshape((n_moves, 2)))
-    rng = ps[_ws.RNG + 1 + seat : _ws.RNG + 2 + seat]
+    """(view, rules, moves, rng, params) of a seat's decision space given by its data pointer: arrays made
+    straight on the pointers (no slicing, no reshape), whose shapes but ``moves``'s first are constants."""
+    view = readonly(carray(offset_pointer(ps_ptr, _ws.VIEW), (VIEW_SIZE,)))
+    rules = readonly(carray(offset_pointer(ps_ptr, _ws.WEIGHT), (RULES_SIZE,)))
+    moves = readonly(carray(offset_pointer(ps_ptr, _ws.MOVES), (n_moves, 2)))
+    rng = carray(offset_pointer(ps_ptr, _ws.RNG + 1 + seat), (1,))
     params = readonly(carray(params_ptr, (n_params,)))
     return view, rules, moves, rng, params

@@ -38,8 +38,8 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.kernels.bits import list_cards, lowest, popcount, suit_mask
-from simcore.kernels.captures import capture_target, card_value, mask_value, table_subset_sums
-from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves
+from simcore.kernels.captures import capture_target, card_value, mask_value
+from simcore.kernels.moves import append_card_moves, exchange_moves, legal_moves, table_sums
 from simcore.kernels.ruleinfo import move_rules_at
 from simcore.kernels.workspace import (
     FAULT,
@@ -350,13 +350,13 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     space = reply_space(ps)
     space[FAULT] = 0
     rs = reply_rules(ps)
-    k = table_subset_sums(space, table & rs.sum_mask, rs.value_by_rank)
+    k, sums = table_sums(space, table, rs)
     movers = 0
     rest = cards
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        n = append_card_moves(space, c, table, rs, k, 0)
+        n = append_card_moves(space, c, table, rs, k, 0, sums)
         if n == 0:
             continue
         movers |= 1 << c

@@ -25,13 +25,20 @@ their own (``ace_moves``), which random decodes and greedy scores as ``choose_gr
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
-
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
-from simcore.kernels.captures import capture_target, card_value, mask_value
+from simcore.kernels.captures import (
+    VALUE_BYTES_CARDS,
+    capture_target,
+    card_value,
+    lane,
+    lanes_times,
+    mask_value,
+    next_sum,
+    subset_sum_lanes,
+    sum_candidates,
+    value_bytes,
+)
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
@@ -39,48 +46,6 @@ from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
 QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5) = 252 subsets a sum fit a lane)
-VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
-
-
-@intrinsic
-def lanes_times(typingctx, lo, hi, v):
-    """The lanes of ``subset_sum_lanes`` multiplied by (1 + x**v), v = 1..15: ``L + (L << 8v)`` on the 128-bit
-    number ``L = lo | hi << 64``, in LLVM's i128 (shld and selects: no branch on the card's value, which a
-    misprediction per card made costly when written with ``x if small else y``)."""
-    if not all(isinstance(a, types.Integer) for a in (lo, hi, v)):
-        return None
-    sig = types.UniTuple(types.int64, 2)(lo, hi, v)
-
-    def codegen(context, builder, signature, args):
-        i128 = ir.IntType(128)
-        lo_, hi_, v_ = (context.cast(builder, a, t, types.int64) for a, t in zip(args, signature.args, strict=True))
-        whole = builder.or_(builder.shl(builder.zext(hi_, i128), ir.Constant(i128, 64)), builder.zext(lo_, i128))
-        shift = builder.zext(builder.mul(v_, ir.Constant(ir.IntType(64), 8)), i128)
-        res = builder.add(whole, builder.shl(whole, shift))
-        new_lo = builder.trunc(res, ir.IntType(64))
-        new_hi = builder.trunc(builder.lshr(res, ir.Constant(i128, 64)), ir.IntType(64))
-        return context.make_tuple(builder, signature.return_type, (new_lo, new_hi))
-
-    return sig, codegen
-
-
-@inline_kernel
-def subset_sum_lanes(avail, value_by_rank):
-    """(lo, hi): lane j (8 bits) of lo | hi << 64 = number of subsets of ``avail`` whose values sum to j."""
-    lo = 1
-    hi = 0
-    while avail != 0:
-        c = lowest(avail)
-        avail ^= 1 << c
-        lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
-    return lo, hi
-
-
-@inline_kernel
-def lane(lo, hi, v):
-    """Subsets summing to ``v`` (0..15) from ``subset_sum_lanes``."""
-    word = lo if v < 8 else hi
-    return (word >> (8 * (v & 7))) & 255
 
 
 @inline_kernel
@@ -96,20 +61,6 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_
     if priority != 0 and (same_rank & sum_mask) != 0:
         return popcount(same_rank & sum_mask)
     return lane(lo, hi, capture_target(v, sum_to))
-
-
-@inline_kernel
-def up_to_rank(c):
-    """Cards of card ``c``'s rank and below: the only ones a sum capture of ``c`` can take, since the capture value
-    of the sum cards rises strictly with the rank in every family game (a test checks it)."""
-    return (16 << ((c >> 2) << 2)) - 1
-
-
-@inline_kernel
-def sum_candidates(c, sum_to):
-    """The cards a sum capture of card ``c`` may take: those of its rank and below (``up_to_rank``), or every card
-    when captures make ``sum_to`` with the played card (Escoba: a 5 takes a king)."""
-    return up_to_rank(c) if sum_to == 0 else -1
 
 
 @inline_kernel
@@ -129,30 +80,6 @@ def singles_of(c, table, priority, sum_mask, rank_only):
     if priority != 0:
         return same_rank & sum_mask
     return 0
-
-
-@inline_kernel
-def value_bytes(avail, value_by_rank):
-    """(values, before): byte j of ``values`` = capture value of the j-th lowest card of ``avail`` (at most 8
-    cards), byte j of ``before`` = sum of the values of the cards below it (a multiplication: no carries, since
-    the sums stay under 256)."""
-    values = 0
-    shift = 0
-    while avail != 0:
-        c = lowest(avail)
-        avail ^= 1 << c
-        values |= card_value(c, value_by_rank) << shift
-        shift += 8
-    return values, values * 0x0101010101010100
-
-
-@inline_kernel
-def next_sum(i, total, values, before):
-    """Value sum of subset ``i + 1`` of the cards of ``value_bytes`` from that of subset ``i`` (bit j = the j-th
-    card): counting up clears the trailing ones of ``i`` (the cards below bit b) and sets bit b. So the walk over
-    the submasks of a table in ascending order costs a few operations a step, not a sum over the cards."""
-    b = 8 * lowest(~i)
-    return total + ((values >> b) & 255) - ((before >> b) & 255)
 
 
 @inline_kernel

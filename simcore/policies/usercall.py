@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, FAULT_USER_MOVE, VIEW
 
 USER_SIG = types.int64(types.CPointer(types.int64), types.int64, types.int64, types.CPointer(types.float64))
@@ -24,31 +25,35 @@ FAULT_VALUE = VIEW + 24  # the first illegal index returned (a free slot after t
 
 
 @intrinsic
-def _call_address(typingctx, address, ps, seat, n_moves, row):
-    """Call the ``USER_SIG`` function at ``address`` with the data pointers of ``ps`` and ``row``."""
-    sig = types.int64(types.int64, ps, types.int64, types.int64, row)
+def _call_address(typingctx, address, ps, seat, n_moves, params):
+    """Call the ``USER_SIG`` function at ``address`` with the data pointers of ``ps`` and of row ``seat`` of
+    ``params`` (computed here: slicing the row out would make an array, and reference-count it, on every call)."""
+    sig = types.int64(types.int64, ps, types.int64, types.int64, params)
 
     def codegen(context, builder, signature, args):
-        addr, ps_arr, seat_v, n_v, row_arr = args
+        addr, ps_arr, seat_v, n_v, params_arr = args
         i64 = ir.IntType(64)
         fnty = ir.FunctionType(i64, [i64.as_pointer(), i64, i64, ir.DoubleType().as_pointer()])
         fn = builder.inttoptr(addr, fnty.as_pointer())
         ps_data = context.make_array(signature.args[1])(context, builder, ps_arr).data
-        row_data = context.make_array(signature.args[4])(context, builder, row_arr).data
+        table = context.make_array(signature.args[4])(context, builder, params_arr)
+        row_len = cgutils.unpack_tuple(builder, table.shape, 2)[1]
+        row_data = builder.gep(table.data, [builder.mul(seat_v, row_len)])
         return builder.call(fn, [ps_data, seat_v, n_v, row_data])
 
     return sig, codegen
 
 
-@kernel
+@inline_kernel
 def choose_user(ps, params, n_moves, seat):
     """The move of the seat's user policy; an index that is not a legal move raises ``FAULT_USER_MOVE`` and plays
-    move 0 (the game stops after the deal; ``simcore.userpolicy.explain_fault`` replays it to name the decision)."""
+    move 0 (the game stops after the deal; ``simcore.userpolicy.explain_fault`` replays it to name the decision).
+    Inlined into ``choose``: the call costs the indirect call and no more."""
     address = int(params[seat, P_ADDRESS])
     if address == 0:
         ps[FAULT] = FAULT_POLICY
         return 0
-    i = _call_address(address, ps, seat, n_moves, params[seat])
+    i = _call_address(address, ps, seat, n_moves, params)
     if 0 <= i < n_moves:
         return i
     if ps[FAULT] == 0:
