@@ -139,38 +139,66 @@ def nth_ace_take(card, table, forced, ace_on_empty, idx):
 
 
 @inline_kernel
+def card_moves(c, aces, table, rs, lo, hi):
+    """What ``quick_random`` counts for hand card ``c``: an ace's moves (``ace_moves``), else its captures."""
+    if (aces >> c) & 1:
+        return ace_moves(table, rs.forced_capture, rs.ace_on_empty)
+    return capture_count(
+        c,
+        table,
+        rs.single_card_priority,
+        rs.sum_mask,
+        rs.value_by_rank,
+        rs.rank_only,
+        rs.court_takes_all,
+        lo,
+        hi,
+        rs.sum_to,
+    )
+
+
+@inline_kernel
 def quick_random(ps, seat, hand, table, rs, lo, hi):
-    """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded."""
+    """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded.
+
+    The count of each card (``card_moves``) is kept in a byte of ``first`` (the hand's 8 lowest cards) or
+    ``second`` (the next 8) for the decoding, so a card's captures are counted once (a count is at most 252:
+    ``QUICK_TABLE``); cards beyond the 16th, which no game deals, are counted again."""
     forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
     sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
     ace_on_empty = rs.ace_on_empty
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    first, second = 0, 0
     total = 0
+    k = 0
     rest = hand
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        if (aces >> c) & 1:
-            total += ace_moves(table, forced, ace_on_empty)
-        else:
-            total += moves_of(
-                capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to), forced
-            )
+        count = card_moves(c, aces, table, rs, lo, hi)
+        if k < 8:
+            first |= count << (8 * k)
+        elif k < 16:
+            second |= count << (8 * (k - 8))
+        k += 1
+        total += count if (aces >> c) & 1 else moves_of(count, forced)
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
     rest = hand
     ace = False
     cap = 0
+    k = 0
     while True:
         c = lowest(rest)
         rest ^= 1 << c
         ace = ((aces >> c) & 1) != 0
-        if ace:
-            n = ace_moves(table, forced, ace_on_empty)
+        if k < 16:
+            cap = ((first if k < 8 else second) >> (8 * (k & 7))) & 255
         else:
-            cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to)
-            n = moves_of(cap, forced)
+            cap = card_moves(c, aces, table, rs, lo, hi)
+        k += 1
+        n = cap if ace else moves_of(cap, forced)
         if idx < n:
             break
         idx -= n
