@@ -98,8 +98,13 @@ def play_chunk(
 SPECIALISE_MIN_GAMES = 100_000
 
 #: What one game costs next to a greedy game, roughly, by policy id (decisions/s of ``benchmarks.run``'s policies
-#: section, 2-player Scopa: greedy 34 M, points 5.7 M, lookahead 1.06 M, mc 40 k, search 15 k); others count 1.
+#: section, 2-player Scopa: greedy 34 M, furbo and random_card 9 M, user policies 7-15 M, points 5.7 M, lookahead
+#: 1.06 M, mc 40 k, search 15 k); random and greedy count 1.
 POLICY_COST = {
+    policy_kernels.POLICY_FURBO: 3,
+    policy_kernels.POLICY_RANDOM_CARD: 3,
+    policy_kernels.POLICY_USER: 3,
+    policy_kernels.POLICY_TARTALUCA: 5,
     policy_kernels.POLICY_POINTS: 5,
     policy_kernels.POLICY_DEFENSIVE: 5,
     policy_kernels.POLICY_LOOKAHEAD: 30,
