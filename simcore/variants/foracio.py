@@ -347,8 +347,8 @@ WEIGHTS = HeuristicWeights(
     # 2027: 50.5%, 44.9-56.1%), 44 worlds 52.8% (50.5-55.0%, 200 pairs); a leaf after this side's own play, or past the
     # reply, is worse: depth=2 28.0%, depth=1 with the leaf played on by points (rollout=2) for 2 or 3 plays (horizon=2,
     # 3) 6.0% and 8.8% (200 pairs each). On a seed not used to choose them (2028, 200 pairs; README "search against
-    # mc"): 54.5% (52.2-56.8%). 44 worlds cost 2.9 ms per decision (CPU, 1 thread; 16 worlds 1.0 ms, mc 0.37 ms;
-    # benchmarks.searchers cost).
+    # mc"): 54.5% (52.2-56.8%); 2029: 52.3% (50.1-54.4%). 44 worlds cost 2.9 ms per decision (CPU, 1 thread; 16 worlds
+    # 1.0 ms, mc 0.37 ms; benchmarks.searchers cost).
     # mc's rollouts to the end of the deal (52 plays) are mostly noise: against lookahead mc won 4.0% of 100 duplicate
     # pairs (seed 5) with them, and with the rollout cut after the next opponent's reply by points (horizon=1,
     # rollout=2) and valued by the piles 49.0% (55.5% at 48 samples; seed 11, 300 pairs: 49.2%, and 63.0% against
