@@ -126,11 +126,54 @@ def test_search_plays_a_minimax_move_when_every_card_is_known():
         ("search:rollout=4", "rollout must be 0 \\(none\\), 1"),
         ("search:epsilon=0.2", "epsilon is read only with rollout=1"),
         ("search:rollout=1,settebello=2", "settebello is read only with rollout=0 or 2 or 3"),
+        ("search:horizon=2", r"horizon is read only with rollout=1 or 2 or 3 \(this policy has rollout=0\)"),
+        ("search:rollout=2,horizon=-1", "horizon must be a whole number from 0 to 100"),
+        ("search:rollout=2,horizon=1.5", "horizon must be a whole number"),
+        ("search:rollout=1,epsilon=0.2,settebello=2", r"or horizon above 0 \(this policy has rollout=1, horizon=0\)"),
     ],
 )
 def test_search_parameters_are_checked(text, message):
     with pytest.raises(ConfigError, match=message):
         parse_policy(text)
+
+
+@pytest.mark.parametrize(
+    "variant,policies,games",
+    [
+        ("scopa", ["search:worlds=2,depth=1,rollout=2", "greedy"], 3),
+        ("foracio", ["search:worlds=1,depth=0,rollout=1", "greedy", "random", "greedy"], 1),
+        ("skopa", ["search:worlds=2,depth=1,rollout=3,tree=1", "greedy", "random"], 2),
+    ],
+)
+def test_a_leaf_horizon_past_every_deal_is_the_full_rollout(variant, policies, games):
+    """A leaf's rollout cut after 100 plays (more than any deal has) plays exactly as the full rollout (horizon=0,
+    the default): the same rows, every array, in the alpha-beta tree and in the max-n tree."""
+    rows = []
+    for horizon in (0, 100):
+        seats = [p + f",horizon={horizon}" if p.startswith("search") else p for p in policies]
+        config = RunConfig.create(variant, policies=seats, players=len(seats), games=games, seed=21)
+        rows.append(api.play_chunk(config, np.arange(games)))
+    assert not rows[0].overflow.any()
+    for name, a in rows[0]._asdict().items():
+        assert np.array_equal(a, getattr(rows[1], name)), name
+
+
+def test_a_short_leaf_horizon_changes_the_play_and_reads_the_piles_weights():
+    """Leaves valued by the piles after one play of the rollout see less than the full rollouts: some games of
+    2-player Scopa differ. With a horizon the leaves read the game's weights even under greedy rollouts; the value
+    reaches the kernel row (the slot a user policy's address takes, which search's rows did not use)."""
+    from simcore.policies.heuristics import P_LEAF_HORIZON
+
+    policies = ([f"search:worlds=2,depth=1,rollout=2,horizon={h}", "greedy"] for h in (0, 1))
+    configs = [RunConfig.create("scopa", policies=p, games=6, seed=3) for p in policies]
+    full, short = (api.play_chunk(c, np.arange(6)) for c in configs)
+    assert not short.overflow.any() and (short.winner >= 0).all()
+    assert not np.array_equal(full.deal_points, short.deal_points)
+    choice = parse_policy("search:rollout=1,horizon=3,settebello=2")
+    assert choice.label == "search:rollout=1,horizon=3,settebello=2"
+    assert "horizon" not in parse_policy("search").params and "hold" not in choice.params
+    _, params = policy_arrays([choice, parse_policy("search")], SPEC.resolve({}))
+    assert params[0, P_LEAF_HORIZON] == 3 and params[1, P_LEAF_HORIZON] == 0
 
 
 def test_search_parameters_reach_the_kernel_row():
@@ -187,10 +230,10 @@ def test_a_game_records_its_own_search_defaults():
 
     assert parse_policy("search", "foracio").params["depth"] == 1
     assert parse_policy("search", "scopa").params["depth"] == 3
-    assert parse_policy("search:depth=1,worlds=16", "foracio").label == "search"
+    assert parse_policy("search:depth=1,worlds=44", "foracio").label == "search"
     assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
     shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
-    assert "worlds=16, depth=1, tree=0, rollout=0" in shown
+    assert "worlds=44, depth=1, tree=0, rollout=0" in shown
 
 
 def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):

@@ -25,6 +25,7 @@ from simcore.policies.heuristics import (
     P_EPSILON,
     P_HOLD,
     P_HORIZON,
+    P_LEAF_HORIZON,
     P_PER_CARD,
     P_RISK,
     P_ROLLOUT,
@@ -60,8 +61,8 @@ ROLLOUTS = {1: "greedy with epsilon", 2: "points", 3: "defensive"}
 ROLLOUT_READS = {0: (WEIGHTS, "sweep"), 1: ("epsilon",), 2: (WEIGHTS, "sweep"), 3: (WEIGHTS, "sweep", "risk")}
 SEARCH_ROLLOUTS = {0: "none (the piles valued by the game's weights)", **ROLLOUTS}
 MC_DEFAULTS = {"samples": 24.0, "horizon": 0.0, "rollout": 1.0, "epsilon": 0.1}
-SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "tree": 0.0, "rollout": 0.0, "epsilon": 0.1}
-MAX_HORIZON = 100  # mc: more plays than any deal has (Foracio's 52) mean "to the end"
+SEARCH_DEFAULTS = {"worlds": 8.0, "depth": 3.0, "tree": 0.0, "rollout": 0.0, "horizon": 0.0, "epsilon": 0.1}
+MAX_HORIZON = 100  # mc, search: more plays than any deal has (Foracio's 52) mean "to the end"
 # A weight that the kernels read only under a rule: (variant, weight) -> (rule, value it needs).
 RULE_BOUND = {(game, key): (key, True) for game in ("scopa", "scopone") for key in ("napola", "re_bello")}
 
@@ -88,14 +89,17 @@ class PolicySpec:
         return {POLICY_MC: ROLLOUTS, POLICY_SEARCH: SEARCH_ROLLOUTS}.get(self.policy_id, {})
 
     def params(self, variant: str, rollout: float | None = None, horizon: float | None = None) -> dict[str, float]:
-        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs; mc with a
-        ``horizon`` above 0 also values the piles, so reads the weights and ``sweep``), with defaults."""
+        """The parameters this policy reads in ``variant`` (mc, search: with ``rollout``, default theirs; search
+        reads ``horizon`` only with a rollout; a ``horizon`` above 0 also values the piles, so reads the weights and
+        ``sweep``), with defaults."""
         groups, chosen = self.reads, -1
         common = weights.defaults(variant) | own_defaults(self.policy_id, variant)
         if self.rollouts:
             chosen = int(common["rollout"] if rollout is None else rollout)
             groups = (*self.reads, "rollout", *ROLLOUT_READS[chosen])
-            if self.policy_id == POLICY_MC and (common["horizon"] if horizon is None else horizon) > 0:
+            if self.policy_id == POLICY_SEARCH and chosen != 0:
+                groups = (*groups, "horizon")  # a leaf's rollout cut after H plays (rollout 0 has no rollout)
+            if "horizon" in groups and (common["horizon"] if horizon is None else horizon) > 0:
                 groups = (*groups, *ROLLOUT_READS[0])  # the piles' value, as search's leaves with rollout 0
         out: dict[str, float] = {}
         for group in groups:
@@ -108,12 +112,12 @@ class PolicySpec:
         return out
 
     def read_with(self, variant: str, key: str) -> str:
-        """The settings under which mc or search reads ``key``: ``"rollout=2 or 3"``; mc adds ``"or horizon above
+        """The settings under which mc or search reads ``key``: ``"rollout=2 or 3"``; adds ``"or horizon above
         0"`` when a horizon makes another rollout read it too (the piles' weights)."""
         read_by = [str(r) for r in self.rollouts if key in self.params(variant, r, 0)]
         text = f"rollout={' or '.join(read_by)}" if read_by else ""
         others = [r for r in self.rollouts if str(r) not in read_by]
-        if self.policy_id == POLICY_MC and any(key in self.params(variant, r, 1) for r in others):
+        if any(key in self.params(variant, r, 1) for r in others):
             text += " or horizon above 0" if text else "horizon above 0"
         return text
 
@@ -177,8 +181,9 @@ POLICIES: dict[str, PolicySpec] = {
             "search",
             POLICY_SEARCH,
             "determinized search (PIMC): sample the unseen cards, follow each move with alpha-beta over the next "
-            "depth decisions of the deal, value the leaves by a rollout (as mc's) or, rollout=0, by the piles' "
-            "points; keep the best mean margin (tree=1: max-n, each side for itself, with more than two sides)",
+            "depth decisions of the deal, value the leaves by a rollout (as mc's, to the end or for horizon plays) "
+            "or, rollout=0, by the piles' points; keep the best mean margin (tree=1: max-n, each side for itself, "
+            "with more than two sides)",
             ("worlds", "depth", "tree"),
         ),
         PolicySpec("furbo", POLICY_FURBO, "vlvovch/scopa-ai's greedy Furbo (Scopa only)", games=("scopa",)),
@@ -208,6 +213,8 @@ SEARCH_MEANINGS = {
     "maximises its own margin)",
     "epsilon": "chance of a random move in a greedy rollout at the leaves (rollout=1)",
     "rollout": "the leaves' value: 0 the piles' points, else a rollout by 1 greedy with epsilon, 2 points, 3 defensive",
+    "horizon": "plays a leaf's rollout runs before the piles are valued at the game's weights (0: to the end of the "
+    "deal)",
 }
 
 
@@ -381,7 +388,8 @@ def _unread(spec: PolicySpec, variant: str, key: str, rollout: float | None, hor
     if key in known:
         own = own_defaults(spec.policy_id, variant)
         now = f"rollout={int(own['rollout'] if rollout is None else rollout)}"
-        if spec.policy_id == POLICY_MC:
+        chosen = int(own["rollout"] if rollout is None else rollout)
+        if spec.policy_id == POLICY_MC or (spec.policy_id == POLICY_SEARCH and chosen != 0):
             now += f", horizon={int(own['horizon'] if horizon is None else horizon)}"
         return f"policy {spec.name}: {key} is read only with {spec.read_with(variant, key)} (this policy has {now})"
     names = ", ".join(known) or "none"
@@ -426,4 +434,5 @@ def policy_arrays(choices: list[PolicyChoice], rules: Mapping[str, Any]) -> tupl
             params[seat, P_DEPTH] = row["depth"]
             params[seat, P_ROLLOUT] = row["rollout"]
             params[seat, P_TREE] = row["tree"]
+            params[seat, P_LEAF_HORIZON] = row["horizon"]
     return ids, params

@@ -70,6 +70,9 @@ P_DEPTH = 61  # search: decisions searched after the seat's move before a rollou
 MAX_DEPTH = 6  # search: the deepest tree it accepts
 P_HORIZON = 62  # mc: plays a rollout runs after the move before the piles are valued (0: to the end of the deal)
 P_TREE = 62  # search: its tree with more than two sides (0 paranoid, 1 max-n); mc reads the slot as P_HORIZON
+# search: plays of a leaf's rollout before the piles are valued (0: to the end of the deal); a user policy's row
+# holds its address in this slot (simcore.policies.usercall.P_ADDRESS), which no built-in policy reads
+P_LEAF_HORIZON = 63
 ACES = 0xF
 
 # view slots (simcore.kernels.game VIEW_*)

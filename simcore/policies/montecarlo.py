@@ -69,7 +69,7 @@ from simcore.policies.heuristics import (
 from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_MC, POLICY_POINTS, POLICY_ROLLOUT, choose, choose_greedy
 from simcore.rng import bounded, split_stream
 
-__all__ = ["MAX_PARAMS", "P_HORIZON", "choose_mc", "piles_margin"]
+__all__ = ["MAX_PARAMS", "P_HORIZON", "choose_mc", "piles_margin", "run_horizon"]
 
 V_SEEN = 4
 OUT_VALUE = 100.0
@@ -157,17 +157,25 @@ def piles_margin(rules, params, seat, state, side):
 
 
 @kernel
-def short_rollout(rules, s, params, seat, stops, state, rps, events, side, horizon, one_card, exchange, full):
-    """The value for ``side`` of the move in ``rps[MOVES]`` played in ``state``, then ``horizon`` plays of the
-    rollout policies (the deal loop stopped at each decision, as search walks its tree), then the piles' margin;
-    the exact deal margin if the deal ends first."""
-    status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, 0, one_card, exchange, full)
+def run_horizon(rules, s, params, stops, state, rps, events, status, horizon, one_card, exchange, full):
+    """From ``state`` stopped at a decision (``status``, its moves listed in ``rps``), up to ``horizon`` plays of the
+    rollout policies, the deal loop stopped at each decision (as search walks its tree); returns the status. mc's
+    rollouts with a horizon and search's leaves with one both run here."""
     for _ in range(horizon):
         if status != DEAL_NEED or rps[FAULT] != 0:
             break
         mover = rps[VIEW + VIEW_SEAT]
         i = choose(rps, s.rollout_ids[mover], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
         status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, i, one_card, exchange, full)
+    return status
+
+
+@kernel
+def short_rollout(rules, s, params, seat, stops, state, rps, events, side, horizon, one_card, exchange, full):
+    """The value for ``side`` of the move in ``rps[MOVES]`` played in ``state``, then ``horizon`` plays of the
+    rollout policies (``run_horizon``), then the piles' margin; the exact deal margin if the deal ends first."""
+    status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, 0, one_card, exchange, full)
+    status = run_horizon(rules, s, params, stops, state, rps, events, status, horizon, one_card, exchange, full)
     if status == DEAL_NEED:
         return piles_margin(rules, params, seat, state, side)
     return deal_margin(rules, state, s.points, s.work, side, status, rps)

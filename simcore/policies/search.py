@@ -10,18 +10,19 @@ play against the seat; ``tree=1`` walks a max-n tree instead (``maxn_value``: ev
 own margin), which with two sides is the same minimax. A position where the deal ends inside the tree is valued
 exactly (its deal points); one at the depth limit is valued, with ``rollout=0`` (the default), by the margin of the
 piles so far at the game's point weights (``piles_margin``), or by one rollout to the end of the deal with mc's
-rollout policies (1 greedy with ``epsilon``, 2 points, 3 defensive). Measured in 2-player Scopa, the piles beat the
-rollouts: a rollout's noise (one random future per leaf) outweighs what it sees beyond the tree. Rollout leaves of a
-world replay the same random numbers (substream ``1 + 4 * n + k`` of the seat's stream for rollout seat ``k`` of its
-``n``-th world, as ``mc``), so moves are compared on common random numbers. A move's value is its mean over the
-worlds; the best mean is played.
+rollout policies (1 greedy with ``epsilon``, 2 points, 3 defensive), or, with ``horizon`` H above 0, by the piles'
+margin after H plays of that rollout (mc's ``horizon``, the same ``run_horizon``). Measured in 2-player Scopa,
+the piles beat the rollouts: a rollout's noise (one random future per leaf) outweighs what it sees beyond the tree.
+Rollout leaves of a world replay the same random numbers (substream ``1 + 4 * n + k`` of the seat's stream for
+rollout seat ``k`` of its ``n``-th world, as ``mc``), so moves are compared on common random numbers. A move's
+value is its mean over the worlds; the best mean is played.
 
 The tree is walked with the game's own deal loop: run with every seat stopping (``POLICY_MC`` ids), ``run_deal``
 plays the forced move and stops at the next decision with its legal moves listed, so the search is right for
 every game and turn structure (Kaszinó's exchanges and double moves included) without a second move generator.
 A decision with a single legal move is played through without counting as a level of the tree.
 
-Parameters live in the seat's row at ``P_WORLDS``, ``P_DEPTH`` and ``P_TREE`` (the layout is in
+Parameters live in the seat's row at ``P_WORLDS``, ``P_DEPTH``, ``P_TREE`` and ``P_LEAF_HORIZON`` (the layout is in
 ``simcore.policies.heuristics``; ``epsilon`` shares ``P_EPSILON`` with mc). The chunk's stop flag is checked between
 worlds, as ``mc`` checks it between samples.
 """
@@ -55,6 +56,7 @@ from simcore.policies.heuristics import (
     MAX_DEPTH,
     MAX_PARAMS,
     P_DEPTH,
+    P_LEAF_HORIZON,
     P_PER_CARD,
     P_ROLLOUT,
     P_SUIT,
@@ -71,6 +73,7 @@ from simcore.policies.montecarlo import (
     determinize,
     piles_margin,
     rollout_policy,
+    run_horizon,
 )
 from simcore.rng import split_stream
 
@@ -94,13 +97,21 @@ def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, e
 
 
 @kernel
-def leaf_value(rules, s, params, seat, state, rps, events, side, key, first_substream, one_card, exchange, full):
+def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, first_substream, one_card, exchange,
+               full):  # fmt: skip
     """The value of a decision ``state`` at the depth limit (its moves listed in ``rps``): with a rollout policy,
-    the side's deal margin after a rollout on the world's rollout streams; without (``rollout=0``), the piles'."""
+    the side's deal margin after a rollout on the world's rollout streams, or with ``horizon`` H the piles' margin
+    after H plays of it (mc's ``run_horizon``); without (``rollout=0``), the piles'."""
     if s.rollout_ids[0] < 0:
         return piles_margin(rules, params, seat, state, side)
     for k in range(rules.players):
         rps[RNG + 1 + k] = split_stream(key, first_substream + k)
+    horizon = int(params[seat, P_LEAF_HORIZON])
+    if horizon > 0:
+        status = run_horizon(rules, s, params, stops, state, rps, events, DEAL_NEED, horizon, one_card, exchange, full)
+        if status == DEAL_NEED:
+            return piles_margin(rules, params, seat, state, side)
+        return deal_margin(rules, state, s.points, s.work, side, status, rps)
     mover = rps[VIEW + VIEW_SEAT]
     i = choose(rps, s.rollout_ids[0], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
     status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, state, rps, events, -1, 0, i, one_card, exchange, full)
@@ -118,7 +129,8 @@ def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, 
     if status != DEAL_NEED:
         return deal_margin(rules, stack[0], s.points, s.work, side, status, rps)
     if depth == 0:
-        return leaf_value(rules, s, params, seat, stack[0], rps, events, side, key, sub, one_card, exchange, full)
+        return leaf_value(rules, s, params, seat, stops, stack[0], rps, events, side, key, sub, one_card, exchange,
+                          full)  # fmt: skip
     level = 0
     open_node(rules, rps, moves, meta, bounds, 0, side, -INF, INF)
     while True:
@@ -133,7 +145,8 @@ def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, 
             if status != DEAL_NEED:
                 value = deal_margin(rules, child, s.points, s.work, side, status, rps)
             elif level + 1 == depth:
-                value = leaf_value(rules, s, params, seat, child, rps, events, side, key, sub, one_card, exchange, full)
+                value = leaf_value(rules, s, params, seat, stops, child, rps, events, side, key, sub, one_card,
+                                   exchange, full)  # fmt: skip
             else:
                 level += 1
                 open_node(rules, rps, moves, meta, bounds, level, side, bounds[level - 1, 0], bounds[level - 1, 1])
@@ -209,14 +222,22 @@ def piles_vector(rules, params, seat, state, totals, out):
 
 
 @kernel
-def leaf_vector(rules, s, params, seat, state, rps, events, key, first_substream, totals, out, one_card, exchange,
-                full):  # fmt: skip
+def leaf_vector(rules, s, params, seat, stops, state, rps, events, key, first_substream, totals, out, one_card,
+                exchange, full):  # fmt: skip
     """Every side's value of a decision ``state`` at the depth limit (``leaf_value`` for each side) in ``out``."""
     if s.rollout_ids[0] < 0:
         piles_vector(rules, params, seat, state, totals, out)
         return
     for k in range(rules.players):
         rps[RNG + 1 + k] = split_stream(key, first_substream + k)
+    horizon = int(params[seat, P_LEAF_HORIZON])
+    if horizon > 0:
+        status = run_horizon(rules, s, params, stops, state, rps, events, DEAL_NEED, horizon, one_card, exchange, full)
+        if status == DEAL_NEED:
+            piles_vector(rules, params, seat, state, totals, out)
+        else:
+            deal_vector(rules, state, s.points, s.work, status, rps, totals, out)
+        return
     mover = rps[VIEW + VIEW_SEAT]
     i = choose(rps, s.rollout_ids[0], s.rollout_params, rps[VIEW + VIEW_N_MOVES], mover)
     status, _ = run_deal(rules, s.rollout_ids, s.rollout_params, state, rps, events, -1, 0, i, one_card, exchange, full)
@@ -252,8 +273,8 @@ def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, pl
         deal_vector(rules, stack[0], s.points, s.work, status, rps, totals, child_vec)
         return child_vec[side]
     if depth == 0:
-        leaf_vector(rules, s, params, seat, stack[0], rps, events, key, sub, totals, child_vec, one_card, exchange,
-                    full)  # fmt: skip
+        leaf_vector(rules, s, params, seat, stops, stack[0], rps, events, key, sub, totals, child_vec, one_card,
+                    exchange, full)  # fmt: skip
         return child_vec[side]
     level = 0
     open_maxn(rules, rps, moves, meta, vals, 0)
@@ -269,8 +290,8 @@ def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, pl
             if status != DEAL_NEED:
                 deal_vector(rules, child, s.points, s.work, status, rps, totals, child_vec)
             elif level + 1 == depth:
-                leaf_vector(rules, s, params, seat, child, rps, events, key, sub, totals, child_vec, one_card,
-                            exchange, full)  # fmt: skip
+                leaf_vector(rules, s, params, seat, stops, child, rps, events, key, sub, totals, child_vec,
+                            one_card, exchange, full)  # fmt: skip
             else:
                 level += 1
                 open_maxn(rules, rps, moves, meta, vals, level)

@@ -341,16 +341,22 @@ WEIGHTS = HeuristicWeights(
     },
     card_points=_card_points,
     suit_weight=lambda w, rules: w["spade"] / 7 if rules["spade_element"] == "majority" else 0.0,
-    # Thirteen-card hands make a tree wide and one sampled world says little: the search looks one decision
-    # ahead over twice the worlds (20 duplicate pairs against lookahead: 37.5% with depth=1, worlds=16; 12.5%
-    # with depth=3, worlds=4, which is also 6x slower). mc's rollouts to the end of the deal (52 plays) are
-    # mostly noise: against lookahead mc won 4.0% of 100 duplicate pairs (seed 5) with them, and with the
-    # rollout cut after the next opponent's reply by points (horizon=1, rollout=2) and valued by the piles 49.0%
-    # (55.5% at 48 samples; seed 11, 300 pairs: 49.2%, and 63.0% against defensive); horizons 2, 3 and 7 did
-    # worse (22-45%). On a seed not used to choose them (2027, 500 pairs; README "mc with a horizon"): 52.2%
-    # (49.8-54.6%) against lookahead, 66.4% against defensive, 94.2% against the full rollouts. 44 samples cost a
-    # little less than the full rollouts' 24 (CPU per decision 0.85 times theirs; benchmarks.searchers cost).
-    searchers={"search": {"depth": 1.0, "worlds": 16.0}, "mc": {"horizon": 1.0, "rollout": 2.0, "samples": 44.0}},
+    # Thirteen-card hands make a tree wide and one sampled world says little: the search looks one decision ahead (20
+    # duplicate pairs against lookahead: 37.5% with depth=1, worlds=16; 12.5% with depth=3, worlds=4, which is also 6x
+    # slower), over 44 worlds. Against this mc (duplicate pairs, seed 11 unless said): 16 worlds 52.0% (100 pairs; seed
+    # 2027: 50.5%, 44.9-56.1%), 44 worlds 52.8% (50.5-55.0%, 200 pairs); a leaf after this side's own play, or past the
+    # reply, is worse: depth=2 28.0%, depth=1 with the leaf played on by points (rollout=2) for 2 or 3 plays (horizon=2,
+    # 3) 6.0% and 8.8% (200 pairs each). On a seed not used to choose them (2028, 200 pairs; README "search against
+    # mc"): 54.5% (52.2-56.8%); 2029: 52.3% (50.1-54.4%). 44 worlds cost 2.9 ms per decision (CPU, 1 thread; 16 worlds
+    # 1.0 ms, mc 0.37 ms; benchmarks.searchers cost).
+    # mc's rollouts to the end of the deal (52 plays) are mostly noise: against lookahead mc won 4.0% of 100 duplicate
+    # pairs (seed 5) with them, and with the rollout cut after the next opponent's reply by points (horizon=1,
+    # rollout=2) and valued by the piles 49.0% (55.5% at 48 samples; seed 11, 300 pairs: 49.2%, and 63.0% against
+    # defensive); horizons 2, 3 and 7 did worse (22-45%). On a seed not used to choose them (2027, 500 pairs; README "mc
+    # with a horizon"): 52.2% (49.8-54.6%) against lookahead, 66.4% against defensive, 94.2% against the full rollouts.
+    # 44 samples cost a little less than the full rollouts' 24 (CPU per decision 0.85 times theirs; benchmarks.searchers
+    # cost).
+    searchers={"search": {"depth": 1.0, "worlds": 44.0}, "mc": {"horizon": 1.0, "rollout": 2.0, "samples": 44.0}},
 )
 
 #: Dealt material for the control variates of the first player's advantage (analysis.control):
