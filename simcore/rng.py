@@ -23,10 +23,11 @@ seat ``k + 1`` replayed seat ``k``'s numbers one draw later): only games with an
 All arithmetic is on int64 with wrap-around; logical right shifts are arithmetic shifts masked to the kept bits.
 The sums and products that overflow (the multiplications of ``mix64``, ``state + GOLDEN``, the keys) go through
 ``wrapping_add`` and ``wrapping_mul``: Numba emits a signed ``+``, ``-`` or ``*`` with LLVM's ``nsw`` flag ("no
-signed wrap"), so an overflowing ``a * b`` on int64 is undefined, not wrapped, and the optimiser may assume it never
-happens. It mostly produced the wrapped value anyway, but not everywhere: where a caller's constant argument let
-LLVM fold across two draws (``draw(rng, 1 << 30)`` then ``draw(rng, n)``), the second draw came out wrong, and
-differently in a freshly compiled user policy and in the same policy loaded from Numba's cache.
+signed wrap", ``numba/cpython/numbers.py`` ``_int_arith_flags``), so an overflowing ``a * b`` on int64 is undefined,
+not wrapped, and the optimiser may assume it never happens. It mostly produced the wrapped value anyway, but not
+everywhere: where a caller's constant argument let LLVM fold across two draws (``draw(rng, 1 << 30)`` then
+``draw(rng, n)``, as ``examples/policies/tempered.py`` does), the second draw came out wrong, and differently in a
+freshly compiled user policy and in the same policy loaded from Numba's cache (``tests/test_user_policies_cache.py``).
 ``simcore.reference.rng`` implements the same scheme on Python ints, independently, for the differential tests.
 """
 
