@@ -21,12 +21,21 @@ Scheme 1 differed only in the rollout streams (seat ``k``'s was the sample's see
 seat ``k + 1`` replayed seat ``k``'s numbers one draw later): only games with an ``mc`` seat changed in scheme 2.
 
 All arithmetic is on int64 with wrap-around; logical right shifts are arithmetic shifts masked to the kept bits.
+The sums and products that overflow (the multiplications of ``mix64``, ``state + GOLDEN``, the keys) go through
+``wrapping_add`` and ``wrapping_mul``: Numba emits a signed ``+``, ``-`` or ``*`` with LLVM's ``nsw`` flag ("no
+signed wrap", ``numba/cpython/numbers.py`` ``_int_arith_flags``), so an overflowing ``a * b`` on int64 is undefined,
+not wrapped, and the optimiser may assume it never happens. It mostly produced the wrapped value anyway, but not
+everywhere: where a caller's constant argument let LLVM fold across two draws (``draw(rng, 1 << 30)`` then
+``draw(rng, n)``, as ``examples/policies/tempered.py`` does), the second draw came out wrong, and differently in a
+freshly compiled user policy and in the same policy loaded from Numba's cache (``tests/test_user_policies_cache.py``).
 ``simcore.reference.rng`` implements the same scheme on Python ints, independently, for the differential tests.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from simcore._jit import kernel
 
@@ -46,25 +55,49 @@ _M2 = np.int64(_signed(0x94D049BB133111EB))
 _LOW32 = np.int64(0xFFFFFFFF)
 
 
+def _wrapping(op: str):
+    """An int64 ``op`` (``add``, ``mul``) that wraps modulo 2**64: LLVM's instruction without the ``nsw`` flag."""
+
+    def typer(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            x = context.cast(builder, args[0], signature.args[0], types.int64)
+            y = context.cast(builder, args[1], signature.args[1], types.int64)
+            return getattr(builder, op)(x, y)
+
+        return types.int64(a, b), codegen
+
+    typer.__name__ = f"wrapping_{op}"
+    return intrinsic(typer)
+
+
+wrapping_add = _wrapping("add")
+"""``a + b`` on int64, wrapped (defined on overflow, unlike Numba's ``+``; see the module docstring)."""
+wrapping_mul = _wrapping("mul")
+"""``a * b`` on int64, wrapped (defined on overflow, unlike Numba's ``*``; see the module docstring)."""
+
+
 @kernel
 def mix64(z: np.int64) -> np.int64:
     """SplitMix64 finaliser on int64 bits."""
-    z = (z ^ ((z >> 30) & 0x3FFFFFFFF)) * _M1
-    z = (z ^ ((z >> 27) & 0x1FFFFFFFFF)) * _M2
+    z = wrapping_mul(z ^ ((z >> 30) & 0x3FFFFFFFF), _M1)
+    z = wrapping_mul(z ^ ((z >> 27) & 0x1FFFFFFFFF), _M2)
     return z ^ ((z >> 31) & 0x1FFFFFFFF)
 
 
 @kernel
 def stream_state(seed: np.int64, game: np.int64, stream: np.int64) -> np.int64:
     """Initial state of stream ``stream`` (0..7) of game ``game`` under master seed ``seed``."""
-    key = mix64(seed + GOLDEN)
-    return mix64(key + mix64(game * 8 + stream + 1))
+    key = mix64(wrapping_add(seed, GOLDEN))
+    return mix64(wrapping_add(key, mix64(game * 8 + stream + 1)))
 
 
 @kernel
 def split_stream(state: np.int64, substream: np.int64) -> np.int64:
     """Initial state of substream ``substream`` (>= 1) of the stream whose initial state is ``state``."""
-    return mix64(state ^ mix64(substream * SPLIT))
+    return mix64(state ^ mix64(wrapping_mul(substream, SPLIT)))
 
 
 @kernel
@@ -77,7 +110,7 @@ def substream_state(seed: np.int64, game: np.int64, stream: np.int64, substream:
 @kernel
 def next64(states, i):
     """Advance stream ``i`` of the ``states`` array and return 64 random bits (as int64)."""
-    s = states[i] + GOLDEN
+    s = wrapping_add(states[i], GOLDEN)
     states[i] = s
     return mix64(s)
 
@@ -86,13 +119,13 @@ def next64(states, i):
 def draw_bounded(state, n):
     """(new state, uniform integer in ``0..n-1``) of a stream held in a local (``1 <= n < 2**31``): Lemire's
     method, unbiased. The shuffle keeps the deal stream in a register with it; ``bounded`` is the same draw."""
-    state += GOLDEN
+    state = wrapping_add(state, GOLDEN)
     m = ((mix64(state) >> 32) & _LOW32) * n
     low = m & _LOW32
     if low < n:
         threshold = ((1 << 32) - n) % n
         while low < threshold:
-            state += GOLDEN
+            state = wrapping_add(state, GOLDEN)
             m = ((mix64(state) >> 32) & _LOW32) * n
             low = m & _LOW32
     return state, m >> 32
