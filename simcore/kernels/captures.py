@@ -42,6 +42,7 @@ from numba.extending import intrinsic
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import highest, lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS, TCARDS
+from simcore.rng import wrapping_mul
 from simcore.variants.base import MULTI_DIMS, MULTI_GROUPS, MULTI_SCRATCH, MULTI_STATES
 
 
@@ -109,6 +110,11 @@ def lane(lo, hi, v):
 VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
 
 
+# byte j of ``values * PREFIX_BYTES`` is the sum of bytes 0..j-1 of ``values``; the bytes carried past bit 63 are
+# dropped, so the product overflows by design: ``wrapping_mul`` (Numba's ``*`` makes a signed overflow undefined)
+PREFIX_BYTES = 0x0101010101010100
+
+
 @inline_kernel
 def value_bytes(avail, value_by_rank):
     """(values, before): byte j of ``values`` = capture value of the j-th lowest card of ``avail`` (at most 8
@@ -121,7 +127,7 @@ def value_bytes(avail, value_by_rank):
         avail ^= 1 << c
         values |= card_value(c, value_by_rank) << shift
         shift += 8
-    return values, values * 0x0101010101010100
+    return values, wrapping_mul(values, PREFIX_BYTES)
 
 
 @inline_kernel
@@ -152,7 +158,7 @@ def table_reach(avail, value_by_rank):
         if shift < 64:  # a shift by 64 or more is undefined in LLVM
             values |= v << shift
         shift += 8
-    return reach, values, values * 0x0101010101010100
+    return reach, values, wrapping_mul(values, PREFIX_BYTES)
 
 
 @inline_kernel
