@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from typer.testing import CliRunner
 
+from cli.app import app
 from simcore import api, engine
 from simcore.api import SPECIALISE_MIN_GAMES, specialised
 from simcore.config import RunConfig
@@ -89,3 +91,11 @@ def test_which_runs_are_specialised(monkeypatch):
     monkeypatch.setenv("SCOPASIM_SPECIALISE", "yes")
     with pytest.raises(ConfigError, match="SCOPASIM_SPECIALISE"):
         specialised(config("scopa", ("greedy",), games=big))
+
+
+def test_a_bad_setting_stops_simulate_before_it_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCOPASIM_SPECIALISE", "yes")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["simulate", "-n", "10", "-q", "-o", str(out)])
+    assert result.exit_code == 1 and "SCOPASIM_SPECIALISE" in result.output
+    assert not out.exists()

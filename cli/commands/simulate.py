@@ -103,6 +103,7 @@ def simulate(
 
         parse_cluster(cluster)
     out = out or default_out(config)
+    kind = " compiled for this rule set" if api.specialised(config) else ""  # checked before any file is written
     with api.open_run(config, out, overwrite=overwrite, resume=resume) as writer:  # the lock is released however
         for part, reason in writer.damage.items():  # this block ends, even while the kernels load
             typer.echo(f"warning: {part} is damaged ({reason}): its chunk is played again", err=True)
@@ -112,7 +113,6 @@ def simulate(
 
             stop = PrecisionStop(precision)
         counts = render.ChunkCounts(config) if cluster is None else None  # the summary, counted as chunks are written
-        kind = " compiled for this rule set" if api.specialised(config) else ""  # simcore.kernels.frozen
         loading = f"loading the kernels{kind} (the first run compiles them: half a minute)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
