@@ -21,6 +21,7 @@ from simcore.policies import kernels as policy_kernels
 
 if TYPE_CHECKING:
     from simcore.pipeline import ChunkObserver
+    from simcore.policies import PolicyChoice
 
 ProgressFn = Callable[[int], None]
 # Called after each chunk with the run writer: a reason to stop early (a non-empty string, or True for "early"),
@@ -81,9 +82,10 @@ def play_chunk(
     from simcore import engine
     from simcore.policies import policy_arrays
 
-    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    choices = config.policy_choices()
+    ids, params = policy_arrays(choices, config.rules)
     rules = config.compiled_rules()
-    special = specialised(config)
+    special = specialised(config, choices)
     try:
         return engine.play(
             rules, config.seed, games, ids, params, trace=trace, progress=progress, stop=stop, specialise=special
@@ -113,7 +115,7 @@ POLICY_COST = {
 }
 
 
-def specialised(config: RunConfig) -> bool:
+def specialised(config: RunConfig, choices: list[PolicyChoice] | None = None) -> bool:
     """Whether the run's kernels are compiled for its very rule set (``simcore.kernels.frozen``): same rows, about
     a third more games/s in 2-player Scopa self-play and more for mc (its rollouts run the deal loop), for one
     more compile (cached) per rule set.
@@ -132,7 +134,8 @@ def specialised(config: RunConfig) -> bool:
     defaults = config.spec.defaults()
     if any(value != defaults[key] for key, value in config.rules.items() if key != "players"):
         return False
-    cost = max(POLICY_COST.get(choice.spec.policy_id, 1) for choice in config.policy_choices())
+    seats = config.policy_choices() if choices is None else choices  # ``play_chunk`` passes the ones it parsed
+    cost = max(POLICY_COST.get(choice.spec.policy_id, 1) for choice in seats)
     return config.games * cost >= SPECIALISE_MIN_GAMES
 
 
