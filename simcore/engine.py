@@ -193,8 +193,8 @@ def _launch(threads: int, args: tuple, control: np.ndarray, features: tuple) -> 
     helpers: list[Future] = []
     try:
         for _ in range(threads - 1):
-            helpers.append(_helpers(threads - 1).submit(_play, args, control, features))
-        _play(args, control, features)
+            helpers.append(_helpers(threads - 1).submit(_play_or_stop, args, control, features))
+        _play_or_stop(args, control, features)
     except BaseException:
         control[CONTROL_STOP] = 1  # a helper already submitted stops before its next game
         raise
@@ -204,13 +204,19 @@ def _launch(threads: int, args: tuple, control: np.ndarray, features: tuple) -> 
         helper.result()
 
 
-def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
-    """``run_games`` in this thread; if it raises, the chunk's other threads stop too (before their next game)."""
+def _play_or_stop(args: tuple, control: np.ndarray, features: tuple) -> None:
+    """``_play`` in this thread; if anything in the thread raises (the kernel, or the call around it), the chunk's
+    other threads stop too, before their next game, instead of playing every block left on their own."""
     try:
-        run_games(*args, control, *features)
+        _play(args, control, features)
     except BaseException:
         control[CONTROL_STOP] = 1
         raise
+
+
+def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
+    """``run_games`` in this thread: it plays the chunk's blocks it claims."""
+    run_games(*args, control, *features)
 
 
 @cache

@@ -28,7 +28,7 @@ from simcore.cards import cards_of
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
-from simcore.kernels.control import CONTROL_SIZE
+from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
 from simcore.kernels.game import fill_rule_info, new_scratch
 from simcore.kernels.workspace import FAULT, FAULT_VARIANT
 from simcore.policies import POLICIES, policy_arrays, weights
@@ -141,8 +141,10 @@ def test_an_exception_in_a_helper_stops_the_chunk_and_is_raised(monkeypatch):
         pytest.skip("needs 2 threads")
     play = engine._play
     started = threading.Event()
+    controls = []
 
     def failing(args, control, features):
+        controls.append(control)
         if threading.current_thread().name.startswith("scopasim-helper"):
             started.wait(10)
             raise MemoryError("a helper failed")
@@ -150,9 +152,12 @@ def test_an_exception_in_a_helper_stops_the_chunk_and_is_raised(monkeypatch):
         play(args, control, features)
 
     monkeypatch.setattr(engine, "_play", failing)
-    with pytest.raises(MemoryError, match="a helper failed"):  # in finite time: the launcher's blocks stop too
+    with pytest.raises(MemoryError, match="a helper failed"):
         api.play_chunk(SLOW, np.arange(SLOW.games))
     monkeypatch.undo()
+    # the launcher stopped too, before its next game, instead of playing every block the helper left (a minute)
+    played = controls[0][CONTROL_DONE : CONTROL_DONE + BLOCKS].sum()
+    assert controls[0][CONTROL_STOP] == 1 and played < SLOW.games // 10
     config = config_of("scopa", ["greedy"], 2000)
     same_rows(api.play_chunk(config, np.arange(2000)), direct(config, np.arange(2000)))  # the next chunk plays on
 
