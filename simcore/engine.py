@@ -18,6 +18,7 @@ parallel one (``simcore.kernels.batch`` says why): the launcher runs the batch k
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ from functools import cache
 import numba
 import numpy as np
 
+from simcore._jit import CACHE, cache_dir
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
@@ -45,6 +47,11 @@ from simcore.kernels.workspace import (
     move_space_size,
 )
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD, Rules
+
+try:  # POSIX: a lock the system releases with its process
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 DEFAULT_DEAL_SLOTS = 16
 EVENTS_PER_DEAL = 64
@@ -250,12 +257,37 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     """Compile (or load from the cache) the batch kernel for ``features`` in this thread, by playing no game.
 
     Compiling takes seconds to a minute and holds the GIL; done here, a Ctrl-C meanwhile interrupts it directly.
-    Once compiled, the call plays nothing and returns at once.
+    Once compiled, the call plays nothing and returns at once. Processes sharing the cache compile one signature
+    one at a time (``compile_lock``): the others wait and load it.
     """
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
-    with numba_without_scipy_blas():
-        run_games(games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64), *features)
+    call = (games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64), *features)
+    key = repr(tuple(numba.typeof(a) for a in call))
+    with compile_lock(key), numba_without_scipy_blas():
+        run_games(*call)
+    _compiled.add(key)
+
+
+_compiled: set[str] = set()  # signatures of ``run_games`` this process has compiled or loaded
+
+
+@contextlib.contextmanager
+def compile_lock(key: str) -> Iterator[None]:
+    """Hold an exclusive lock on signature ``key`` of ``run_games`` in the kernel cache, across processes.
+
+    Two processes that need the same uncompiled signature (a Dask cluster's workers, the test suite's workers)
+    would both spend the 20-40 CPU-s of its compile; with the lock the second waits and then loads what the
+    first wrote to the cache. No lock when this process has it already, or without a disk cache."""
+    if key in _compiled or not CACHE or fcntl is None:
+        yield
+        return
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    with open(folder / f"run_games-{digest}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes, or when the process dies
+        yield
 
 
 #: Numba imports this when it loads its NumPy support, only to see whether BLAS exists (``numba.np.arraymath``).
