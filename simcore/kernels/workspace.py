@@ -9,7 +9,7 @@ Why two: a policy must not be able to read what its seat may not know. The game 
 stock) stays in ``gs``; the policy only ever receives ``ps``, which holds the seat's view, the legal moves, the
 card weights and the policy random streams.
 
-Game state ``gs`` (int64 slots)::
+Game state ``gs`` (int64 slots, numbered by ``Slots`` in this order)::
 
     HANDS     [4]    hand mask of each seat
     PILES     [4]    capture pile mask of each side (this deal)
@@ -24,7 +24,7 @@ Game state ``gs`` (int64 slots)::
     SWEEP_ORDER, SWEEP_COUNT [2]  the order of the deal's sweeps by side (Scopa's count-out)
     LAST_ROUND_SCOPA [4], DS_PROVISIONAL, DS_PROVISIONAL_EVENT [2]  Foracio's provisional last-round scope
 
-Decision space ``ps`` (int64 slots)::
+Decision space ``ps`` (int64 slots, numbered the same way)::
 
     VIEW    [27]     what the seat to move may know (see simcore.kernels.game VIEW_*)
     FAULT   [1]      0, or why the game cannot go on (``FAULT_*``: the code ``ChunkOut.overflow`` reports)
@@ -51,51 +51,69 @@ from simcore._jit import kernel
 from simcore.kernels.frozen import FrozenRulesType, refrozen
 from simcore.kernels.ruleinfo import POLICY_RULES, RuleSlots
 
+
+class Slots:
+    """Hands out consecutive int64 slots of a layout in the order they are declared: a slot's number is never
+    typed by hand, so two blocks cannot overlap and a new block goes at the end (``tests/test_ruleinfo.py`` pins
+    the decision space's numbers that the public policy API promises)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def take(self, count: int = 1) -> int:
+        """The first of ``count`` new slots."""
+        first = self.size
+        self.size += count
+        return first
+
+
 # game state
-HANDS = 0
-PILES = 4
-SWEEPS = 8
-TOTALS = 12
-SWEEP_PTS = 16
-SAME_SUIT = 20
-DEAL_RNG = 24
-DECK = 28
-DS_T = 80  # plays made in this deal
-DS_POS = 81  # next card of the deck
-DS_N = 82  # cards in the pack
-DS_TABLE = 83
-DS_SEEN = 84  # cards seen face up this deal
-DS_LAST = 85  # last capturer's seat, or -1
-DS_FIRST = 86  # seat that led the deal (Kaszinó: the non-dealer)
-DS_DEAL = 87  # deal index
-DS_TO_MOVE = 88  # Kaszinó: seat whose turn comes next
-DS_PENDING = 89  # Kaszinó: seat owed a double move, or -1
-DS_MOVER = 90  # Kaszinó: seat in the middle of a turn when the deal stopped
-DS_STEP = 91  # Kaszinó: step of that turn (0, or 1 in a double move)
-DS_DOUBLE = 92  # Kaszinó: 1 if that turn is a double move
-DS_OUT_SIDE = 93  # side that won mid-deal, or -1
-DS_TRAILED = 94  # Kaszinó: [2] cards each seat has trailed in this deal (for tabla_by_recapturing_own_trail_counts)
-SWEEP_ORDER = 96  # Scopa count-out: side of the deal's k-th counted sweep in bits 2k, 2k+1 (at most 18 sweeps)
-SWEEP_COUNT = 97  # Scopa count-out: counted sweeps of the deal so far
+_gs = Slots()
+HANDS = _gs.take(4)
+PILES = _gs.take(4)
+SWEEPS = _gs.take(4)
+TOTALS = _gs.take(4)
+SWEEP_PTS = _gs.take(4)
+SAME_SUIT = _gs.take(4)
+DEAL_RNG = _gs.take()
+DECK = _gs.take(52)
+DS_T = _gs.take()  # plays made in this deal
+DS_POS = _gs.take()  # next card of the deck
+DS_N = _gs.take()  # cards in the pack
+DS_TABLE = _gs.take()
+DS_SEEN = _gs.take()  # cards seen face up this deal
+DS_LAST = _gs.take()  # last capturer's seat, or -1
+DS_FIRST = _gs.take()  # seat that led the deal (Kaszinó: the non-dealer)
+DS_DEAL = _gs.take()  # deal index
+DS_TO_MOVE = _gs.take()  # Kaszinó: seat whose turn comes next
+DS_PENDING = _gs.take()  # Kaszinó: seat owed a double move, or -1
+DS_MOVER = _gs.take()  # Kaszinó: seat in the middle of a turn when the deal stopped
+DS_STEP = _gs.take()  # Kaszinó: step of that turn (0, or 1 in a double move)
+DS_DOUBLE = _gs.take()  # Kaszinó: 1 if that turn is a double move
+DS_OUT_SIDE = _gs.take()  # side that won mid-deal, or -1
+DS_TRAILED = _gs.take(2)  # Kaszinó: cards each seat has trailed in this deal (tabla_by_recapturing_own_trail_counts)
+SWEEP_ORDER = _gs.take()  # Scopa count-out: side of the deal's k-th counted sweep in bits 2k, 2k+1 (at most 18)
+SWEEP_COUNT = _gs.take()  # Scopa count-out: counted sweeps of the deal so far
 # Foracio no_scopa_rule="final_capture_if_in_last_round" (F8): a sweep in the deal's last round is provisional
-LAST_ROUND_SCOPA = 98  # [4] scopa points each side made in the last round (in SWEEP_PTS, not in declarations)
-DS_PROVISIONAL = 102  # scopa points of the deal's latest capture if it is a last-round sweep, else -1
-DS_PROVISIONAL_EVENT = 103  # that play's trace event index, or -1
-GAME_STATE_SIZE = 104
+LAST_ROUND_SCOPA = _gs.take(4)  # scopa points each side made in the last round (in SWEEP_PTS, not in declarations)
+DS_PROVISIONAL = _gs.take()  # scopa points of the deal's latest capture if it is a last-round sweep, else -1
+DS_PROVISIONAL_EVENT = _gs.take()  # that play's trace event index, or -1
+GAME_STATE_SIZE = _gs.size
 
 # decision space
-VIEW = 0
-FAULT = 27
-RNG = 28
-STREAM_KEY = 36
-SUBSTREAM = 40
-WEIGHT = 44
-RULE_INFO = WEIGHT + 52  # the policy-visible rule values, one slot per entry of ruleinfo.POLICY_RULES, in order
+_ps = Slots()
+VIEW = _ps.take(27)  # what the seat to move may know: ``VIEW_*`` of simcore.kernels.deal
+FAULT = _ps.take()
+RNG = _ps.take(8)
+STREAM_KEY = _ps.take(4)
+SUBSTREAM = _ps.take(4)
+WEIGHT = _ps.take(52)
+RULE_INFO = _ps.take(len(POLICY_RULES))  # the policy-visible rule values, one slot per entry of POLICY_RULES
 RI = RuleSlots(*range(RULE_INFO, RULE_INFO + len(POLICY_RULES)))  # slot of each by its Rules field: ps[RI.sum_to]
-TCARDS = RULE_INFO + len(POLICY_RULES)  # SMALL_TABLE slots: the compressed table cards of the subset sums
 SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-SUMS = TCARDS + SMALL_TABLE  # value sum of each compressed table subset
-MOVES = SUMS + (1 << SMALL_TABLE)
+TCARDS = _ps.take(SMALL_TABLE)  # the compressed table cards of the subset sums
+SUMS = _ps.take(1 << SMALL_TABLE)  # value sum of each compressed table subset
+MOVES = _ps.take()  # the legal moves from here on: 2 * max_moves slots (``move_space_size``)
 MAX_SAMPLES = 256
 
 # ``ps[FAULT]`` codes, equal to the ``ChunkOut.overflow`` codes that ``simcore.engine`` turns into errors
