@@ -64,6 +64,23 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_
 
 
 @inline_kernel
+def capture_count_flat(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to):
+    """``capture_count`` with every count computed and one selected, without a branch on the card. Which case a
+    card falls in changes from card to card, so ``quick_random``, which counts every card of the hand, lost to
+    those branches' mispredictions in the large hands of Scopone (+25% deals/s flat) and Scopa (+8%); greedy, which
+    skips most of the work for the cards that cannot capture, is faster with the branches."""
+    same_rank = table & (15 << ((c >> 2) << 2))
+    same = popcount(same_rank)
+    same_sum = popcount(same_rank & sum_mask)
+    v = card_value(c, value_by_rank)
+    by_sum = lane(lo, hi, capture_target(v, sum_to))
+    court = min(same, 1) if court_all != 0 else same
+    summed = same_sum if (priority != 0) & (same_sum != 0) else by_sum
+    summed = summed if (v != 0) & (((sum_mask >> c) & 1) != 0) else 0
+    return court if ((rank_only >> c) & 1) != 0 else summed
+
+
+@inline_kernel
 def nth_bit(mask, idx):
     """The ``idx``-th lowest set bit of ``mask``, as a mask."""
     for _ in range(idx):
@@ -143,7 +160,7 @@ def card_moves(c, aces, table, rs, lo, hi):
     """What ``quick_random`` counts for hand card ``c``: an ace's moves (``ace_moves``), else its captures."""
     if (aces >> c) & 1:
         return ace_moves(table, rs.forced_capture, rs.ace_on_empty)
-    return capture_count(
+    return capture_count_flat(
         c,
         table,
         rs.single_card_priority,
