@@ -19,6 +19,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from benchmarks import user_env
+
 REPO = Path(__file__).resolve().parent.parent
 SEED = 1
 SIZES = (100_000, 1_000_000, 10_000_000)
@@ -58,14 +60,14 @@ def ensure_run(runs: Path, games: int, variant: str = "scopa", players: int = 2)
     print(f"simulating {games:,} games into {path} ...", flush=True)
     command = cli("simulate", "-v", variant, "--players", players, "--games", games, "--seed", SEED, "--quiet",
                   "--out", path)  # fmt: skip
-    subprocess.run(command, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, cwd=REPO, check=True, stdout=subprocess.DEVNULL, env=user_env())
     return path
 
 
 def measure(command: list[str]) -> dict[str, Any]:
     """Peak RSS and seconds of ``command`` in a fresh process."""
     out = subprocess.run([sys.executable, "-c", WRAPPER, *command], cwd=REPO, capture_output=True, text=True,
-                         check=True)  # fmt: skip
+                         check=True, env=user_env())  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["code"] != 0:
         raise SystemExit(f"{' '.join(command[3:])} failed: {result['stderr']}")

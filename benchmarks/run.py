@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import user_env
+
 REPO = Path(__file__).resolve().parent.parent
 VARIANT = "scopa"
 SEED = 1
@@ -166,7 +168,7 @@ print(json.dumps({"kernel_s": time.perf_counter() - start, "chunks": config.n_ch
 
 def run_child(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``script`` in a fresh interpreter; return its JSON line plus ``wall_s``, what a user waits for."""
-    child_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    child_env = user_env({"PYTHONPATH": str(REPO), **(env or {})})
     child_env.pop("SCOPASIM_NO_CACHE", None)  # start-up is measured with the cache the user normally has
     start = time.perf_counter()
     proc = subprocess.run(

@@ -230,7 +230,10 @@ def test_trace_beyond_the_file_size_limit_leaves_nothing(tmp_path, run_folder):
         resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
 
     args = ["trace", "--seed", 1, "--game", "0-3", "--out", tmp_path / "t.jsonl"]
-    refused_process(args, tmp_path, code=1, match="File too large", preexec_fn=limit)
+    # no bytecode written: the limit would cut a module's cache file at 1 kB, which Python then replaces the whole
+    # one with (a stale cache, after a source edit, was rewritten so and broke every later import of that module)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    refused_process(args, tmp_path, code=1, match="File too large", preexec_fn=limit, env=env)
 
 
 # --------------------------------------------------------------------------------------------------- replay
