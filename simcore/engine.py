@@ -278,15 +278,20 @@ def compile_lock(key: str) -> Iterator[None]:
 
     Two processes that need the same uncompiled signature (a Dask cluster's workers, the test suite's workers)
     would both spend the 20-40 CPU-s of its compile; with the lock the second waits and then loads what the
-    first wrote to the cache. No lock when this process has it already, or without a disk cache."""
+    first wrote to the cache. No lock when this process has it already, without a disk cache, or where the cache's
+    file system refuses locks (some network file systems): the lock only saves work, so the compile goes on."""
     if key in _compiled or not CACHE or fcntl is None:
         yield
         return
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    with open(folder / f"run_games-{digest}.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes, or when the process dies
+    with contextlib.ExitStack() as held:
+        try:
+            folder = cache_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+            handle = held.enter_context(open(folder / f"run_games-{digest}.lock", "a"))
+            fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes, or when the process dies
+        except OSError:
+            held.close()
         yield
 
 

@@ -46,3 +46,16 @@ def test_another_process_waits_while_a_signature_compiles(tmp_path, monkeypatch)
     finally:
         engine._compiled.discard(key)
     assert os.path.getsize(path) == 0
+
+
+@pytest.mark.skipif(engine.fcntl is None or not engine.CACHE, reason="POSIX locks and a disk cache")
+def test_a_file_system_without_locks_only_costs_the_lock(tmp_path, monkeypatch):
+    def refused(handle, operation):
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(engine, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.setattr(engine.fcntl, "flock", refused)
+    entered = []
+    with engine.compile_lock("a signature on NFS"):
+        entered.append(True)
+    assert entered == [True]
