@@ -6,8 +6,13 @@ import random
 
 import pytest
 
-from simcore.kernels.scoring import best_in_suit, primiera_total, suit_bests
+from simcore.kernels.scoring import primiera_total, suit_bests
 from simcore.variants import VARIANTS, get_variant
+
+
+def best_in_suit(pile: int, suit: int, values) -> int:
+    """The card-by-card definition: the highest primiera value among the pile's cards of ``suit`` (0 if none)."""
+    return max((int(values[c]) for c in range(suit, 52, 4) if (pile >> c) & 1), default=0)
 
 
 def primiera_tables():

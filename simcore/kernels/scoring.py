@@ -43,28 +43,13 @@ def unique_max(counts, n):
     return -1 if tied else best
 
 
-@inline_kernel
-def best_in_suit(pile, suit, primiera_value):
-    """Highest primiera value among the cards of one suit in a pile (0 when the suit is missing)."""
-    best = 0
-    rest = pile & suit_mask(suit)
-    while rest != 0:
-        t = rest & -rest
-        rest ^= t
-        v = primiera_value[popcount(t - 1)]
-        if v > best:
-            best = v
-    return best
-
-
 BYTE_ONES = 0x01010101  # a 1 in each of the four suit bytes of ``suit_bests``
 BYTE_HIGHS = 0x80808080
 
 
 @inline_kernel
 def suit_bests(pile, primiera_value):
-    """``best_in_suit`` of all four suits at once: byte s = the highest primiera value among the pile's cards of
-    suit s (0 when it has none; values below 128).
+    """Byte s = the highest primiera value among the pile's cards of suit s (0 when it has none; values below 128).
 
     Rank by rank, without a branch: the rank's four cards become four bytes (``present``), and a byte-wise max
     keeps the larger of each suit's best so far and the rank's value. The loop over the pile's cards that this
@@ -178,29 +163,20 @@ def scopa_secured(rules, piles, side, category):
     if category != PRIMIERA:
         return 0
     if rules.primiera == 0:  # points table: a sure sum beats the largest sum any other side could still make
-        total = 0
-        for suit in range(4):
-            b = best_in_suit(mine, suit, rules.primiera_value)
-            if b == 0:
-                return 0
-            total += b
-        for other in range(n):
-            if other == side:
-                continue
-            best = 0
-            for suit in range(4):
-                b = best_in_suit(piles[other] | free, suit, rules.primiera_value)
-                if b == 0:  # that side can never hold the suit: it cannot take the primiera
-                    best = -1
-                    break
-                best += b
-            if best >= total:
+        total = primiera_total(mine, rules.primiera_value)
+        if total < 0:
+            return 0
+        for other in range(n):  # -1: that side can never hold a suit, so it cannot take the primiera
+            if other != side and primiera_total(piles[other] | free, rules.primiera_value) >= total:
                 return 0
         return 1
-    for suit in range(4):  # suits: in every suit a best card no other side could still match
-        b = best_in_suit(mine, suit, rules.primiera_value)
-        for other in range(n):
-            if other != side and best_in_suit(piles[other] | free, suit, rules.primiera_value) >= b:
+    bests = suit_bests(mine, rules.primiera_value)  # suits: in every suit a best card no other side could match
+    for other in range(n):
+        if other == side:
+            continue
+        theirs = suit_bests(piles[other] | free, rules.primiera_value)
+        for suit in range(4):
+            if (theirs >> (8 * suit)) & 255 >= (bests >> (8 * suit)) & 255:
                 return 0
     return 1
 
