@@ -63,8 +63,9 @@ def kernel(func=None, *, inline: str = "never", nrt: bool = True):
     """``njit`` with the project's options, compiled once per argument type (see the module docstring).
 
     ``nrt=False`` (Numba's private ``_nrt`` flag) compiles the function without reference counting: for kernels
-    that allocate nothing and only receive arrays whose owner outlives the call (the deal loop, the scoring);
-    each array argument then costs no NRT call on entry and exit."""
+    that allocate nothing, return no array and only receive arrays whose owner outlives the call (the deal loop,
+    the scoring, the policies' helpers); each array argument then costs no NRT call on entry and exit. A kernel
+    that allocates counts (and passes its arrays down); ``tests/test_nrt_balance.py`` checks the balance."""
     if func is None:
         return partial(kernel, inline=inline, nrt=nrt)
     dispatcher = _njit(func, inline=inline, _nrt=nrt)

@@ -79,7 +79,7 @@ wrapping_mul = _wrapping("mul")
 """``a * b`` on int64, wrapped (defined on overflow, unlike Numba's ``*``; see the module docstring)."""
 
 
-@kernel
+@kernel(nrt=False)
 def mix64(z: np.int64) -> np.int64:
     """SplitMix64 finaliser on int64 bits."""
     z = wrapping_mul(z ^ ((z >> 30) & 0x3FFFFFFFF), _M1)
@@ -87,27 +87,27 @@ def mix64(z: np.int64) -> np.int64:
     return z ^ ((z >> 31) & 0x1FFFFFFFF)
 
 
-@kernel
+@kernel(nrt=False)
 def stream_state(seed: np.int64, game: np.int64, stream: np.int64) -> np.int64:
     """Initial state of stream ``stream`` (0..7) of game ``game`` under master seed ``seed``."""
     key = mix64(wrapping_add(seed, GOLDEN))
     return mix64(wrapping_add(key, mix64(game * 8 + stream + 1)))
 
 
-@kernel
+@kernel(nrt=False)
 def split_stream(state: np.int64, substream: np.int64) -> np.int64:
     """Initial state of substream ``substream`` (>= 1) of the stream whose initial state is ``state``."""
     return mix64(state ^ mix64(wrapping_mul(substream, SPLIT)))
 
 
-@kernel
+@kernel(nrt=False)
 def substream_state(seed: np.int64, game: np.int64, stream: np.int64, substream: np.int64) -> np.int64:
     """Initial state of substream ``substream`` of stream ``stream`` of game ``game`` (substream 0: the stream)."""
     state = stream_state(seed, game, stream)
     return state if substream == 0 else split_stream(state, substream)
 
 
-@kernel
+@kernel(nrt=False)
 def next64(states, i):
     """Advance stream ``i`` of the ``states`` array and return 64 random bits (as int64)."""
     s = wrapping_add(states[i], GOLDEN)
@@ -115,7 +115,7 @@ def next64(states, i):
     return mix64(s)
 
 
-@kernel
+@kernel(nrt=False)
 def draw_bounded(state, n):
     """(new state, uniform integer in ``0..n-1``) of a stream held in a local (``1 <= n < 2**31``): Lemire's
     method, unbiased. The shuffle keeps the deal stream in a register with it; ``bounded`` is the same draw."""
@@ -131,7 +131,7 @@ def draw_bounded(state, n):
     return state, m >> 32
 
 
-@kernel
+@kernel(nrt=False)
 def bounded(states, i, n):
     """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from stream ``i`` of ``states`` (``draw_bounded``)."""
     state, value = draw_bounded(states[i], n)

@@ -29,19 +29,19 @@ def popcount(typingctx, x):
     return sig, codegen
 
 
-@kernel
+@kernel(nrt=False)
 def lowest(mask):
     """Id of the lowest card of a non-empty mask."""
     return trailing_zeros(mask)
 
 
-@kernel
+@kernel(nrt=False)
 def highest(mask):
     """Id of the highest card of a non-empty mask."""
     return 63 - leading_zeros(mask)
 
 
-@kernel
+@kernel(nrt=False)
 def list_cards(out, start, mask):
     """Write the ids of a mask's cards, ascending, into ``out[start:]``; returns how many."""
     n = 0
@@ -53,7 +53,7 @@ def list_cards(out, start, mask):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def suit_mask(suit):
     """Mask of every card of a suit (0..3)."""
     return CLUBS_MASK << suit

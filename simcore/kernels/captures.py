@@ -46,13 +46,13 @@ from simcore.rng import wrapping_mul
 from simcore.variants.base import MULTI_DIMS, MULTI_GROUPS, MULTI_SCRATCH, MULTI_STATES
 
 
-@kernel
+@kernel(nrt=False)
 def card_value(card_id, value_by_rank):
     """Capture value of a card from the packed ``Rules.value_by_rank``."""
     return (value_by_rank >> ((card_id >> 2) << 2)) & 15
 
 
-@kernel
+@kernel(nrt=False)
 def mask_value(mask, value_by_rank):
     """Sum of the capture values of the cards of a mask."""
     total = 0
@@ -190,7 +190,7 @@ def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
             n = put_move(ps, n, card, s)
 
 
-@kernel
+@kernel(nrt=False)
 def put_move(ps, n, play, take):
     """Store move ``n``; returns ``n + 1``. A full buffer (possible only for Kaszinó exchanges without a value
     cap on a huge table) raises ``FAULT_MOVES`` instead, which stops the game with an error."""
@@ -202,7 +202,7 @@ def put_move(ps, n, play, take):
     return n + 1
 
 
-@kernel
+@kernel(nrt=False)
 def table_subset_sums(ps, avail, value_by_rank):
     """Compress ``avail`` into ``ps[TCARDS:TCARDS+k]`` and fill ``ps[SUMS + i]`` for every ``i < 2**k``.
 
@@ -224,7 +224,7 @@ def table_subset_sums(ps, avail, value_by_rank):
     return k
 
 
-@kernel
+@kernel(nrt=False)
 def append_small_table_sums(ps, k, target, card, n):
     """Append ``(card, subset)`` for the compressed table subsets (``table_subset_sums``) summing to target."""
     for i in range(1, 1 << k):
@@ -239,7 +239,7 @@ def append_small_table_sums(ps, k, target, card, n):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def append_sum_subsets(ps, avail, target, value_by_rank, card, n):
     """Append ``(card, subset)`` for every subset of ``avail`` whose values sum to ``target`` (search).
 
@@ -272,7 +272,7 @@ def append_sum_subsets(ps, avail, target, value_by_rank, card, n):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def sort_takes(ps, start, stop):
     """Insertion sort of moves ``start..stop-1`` by take mask (their played card is the same)."""
     for i in range(start + 1, stop):
@@ -284,7 +284,7 @@ def sort_takes(ps, start, stop):
         ps[MOVES + 2 * j + 3] = x
 
 
-@kernel
+@kernel(nrt=False)
 def capture_target(v, sum_to):
     """The value total of the table cards a card of capture value ``v`` takes: ``v`` itself, or with ``sum_to``
     (``Rules.sum_to``, Escoba's 15) what makes ``sum_to`` together with the played card."""
@@ -305,7 +305,7 @@ def sum_candidates(c, sum_to):
     return up_to_rank(c) if sum_to == 0 else -1
 
 
-@kernel
+@kernel(nrt=False)
 def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
@@ -377,7 +377,7 @@ def append_single_captures(ps, card_id, table, priority, sum_mask, value_by_rank
 # --------------------------------------------------------------------------- Skopa's multi_group_capture
 
 
-@kernel
+@kernel(nrt=False)
 def append_multi_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, n):
     """Append the captures of ``card_id`` under ``multi_group_capture`` (``Rules.multi_group``): a largest union
     of pairwise disjoint groups, each group a capture the card could make alone. A court's groups are its rank's
@@ -398,13 +398,13 @@ def append_multi_captures(ps, card_id, table, priority, sum_mask, value_by_rank,
     return append_largest_unions(ps, card, v, equal, table & sum_mask & ~equal, value_by_rank, n)
 
 
-@kernel
+@kernel(nrt=False)
 def rank_value(rank, value_by_rank):
     """Capture value of rank index ``rank`` (0 = ace) from the packed ``Rules.value_by_rank``."""
     return (value_by_rank >> (rank << 2)) & 15
 
 
-@kernel
+@kernel(nrt=False)
 def append_largest_unions(ps, card, v, equal, others, value_by_rank, n):
     """Append ``(card, equal | U)`` for every largest set ``U`` of cards of ``others`` (sum cards) that splits into
     disjoint sets each summing to ``v``; returns the new count. The block appended is sorted by take.
@@ -512,7 +512,7 @@ def append_largest_unions(ps, card, v, equal, others, value_by_rank, n):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def first_cards(nibble, k):
     """The ``k`` lowest cards of a rank's 4-bit ``nibble``."""
     out = 0
@@ -524,7 +524,7 @@ def first_cards(nibble, k):
     return out
 
 
-@kernel
+@kernel(nrt=False)
 def next_cards(nibble, k, x):
     """The next ``k``-card subset of ``nibble`` after ``x`` in numeric order, or -1."""
     for y in range(x + 1, 16):
@@ -533,7 +533,7 @@ def next_cards(nibble, k, x):
     return -1
 
 
-@kernel
+@kernel(nrt=False)
 def append_suit_choices(ps, card, equal, others, c, dims, base, n):
     """Append ``(card, equal | U)`` for every ``U`` with ``c``'s count of cards of each dimension's rank, in
     ascending order (the lowest rank's choice turns fastest); the ranks are at ``ps[base + i]``."""

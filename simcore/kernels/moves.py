@@ -43,7 +43,7 @@ REACHED = -2  # ``table_sums``'s k when the sum captures come from the reachable
 ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
-@kernel
+@kernel(nrt=False)
 def move_rules(rules):
     """The rule scalars of the move generators: the ``MoveRules`` record of ``rules`` (the entries of
     ``ruleinfo.POLICY_RULES`` marked ``moves``; ``policies.heuristics.reply_rules`` reads the same record from the
@@ -51,7 +51,7 @@ def move_rules(rules):
     return move_rules_of(rules)
 
 
-@kernel
+@kernel(nrt=False)
 def first_play_rules(rules):
     """``move_rules`` for the deal's first play: Scopone's ``ace_first_play`` changes what an ace may do then
     (``rs.ace_sweeps``: its take-all power, none under "plain", ``ACES_BANNED`` under "banned"). Every other game
@@ -65,7 +65,7 @@ def first_play_rules(rules):
     return replaced(rs, "ace_sweeps", aces)
 
 
-@kernel
+@kernel(nrt=False)
 def append_ace_moves(ps, card, table, forced, ace_on_empty, n):
     """An ace that takes all (Foracio F5, Scopone SC9): it takes the whole table; on an empty table it keeps
     itself or stays."""
@@ -150,7 +150,7 @@ def append_card_moves(ps, c, table, rs, k, n, sums):
     return m
 
 
-@kernel
+@kernel(nrt=False)
 def keep_fewest(ps, start, stop):
     """Keep, of moves ``start..stop-1`` (one card's captures), those taking the fewest cards, in their order
     (``sum_choice="fewest"``); returns the new end."""
@@ -167,7 +167,7 @@ def keep_fewest(ps, start, stop):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def append_trails(ps, hand, n):
     """Append the trail of every card of ``hand``."""
     while hand != 0:
@@ -177,7 +177,7 @@ def append_trails(ps, hand, n):
     return n
 
 
-@kernel
+@kernel(nrt=False)
 def exchange_moves(ps, hand, table, rs, trail_only):
     """Kaszinó moves (K3, K4): exchanges of hand cards against table cards of equal value total, and trails.
 

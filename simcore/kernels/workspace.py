@@ -47,7 +47,7 @@ from __future__ import annotations
 from numba import carray, types
 from numba.extending import intrinsic, overload
 
-from simcore._jit import kernel
+from simcore._jit import inline_kernel, kernel
 from simcore.kernels.frozen import FrozenRulesType, refrozen
 from simcore.kernels.ruleinfo import POLICY_RULES, RuleSlots
 
@@ -139,7 +139,7 @@ def seat_space(ps):
     return ps[: (ps.shape[0] - MAX_SAMPLES) // 2]
 
 
-@kernel
+@inline_kernel
 def reply_space(ps):
     """The second move space of ``ps`` (same layout), for listing the replies to a candidate move."""
     size = (ps.shape[0] - MAX_SAMPLES) // 2

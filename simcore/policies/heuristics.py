@@ -79,7 +79,7 @@ ACES = 0xF
 V_HAND, V_TABLE, V_SEEN, V_PILES, V_OPEN, V_NEXT_COUNT, V_LAST = 2, 3, 4, 8, 16, 17, 18
 
 
-@kernel
+@kernel(nrt=False)
 def points_of(params, seat, mask):
     """Point value of the cards of a mask for the seat."""
     total = 0.0
@@ -90,7 +90,7 @@ def points_of(params, seat, mask):
     return total
 
 
-@kernel
+@kernel(nrt=False)
 def sweep_points(ps, c):
     """What a counted sweep made with card ``c`` scores."""
     if ps[RI.sweep_mode] == 0:
@@ -98,7 +98,7 @@ def sweep_points(ps, c):
     return card_value(c, ps[RI.sweep_value_by_rank])
 
 
-@kernel
+@kernel(nrt=False)
 def unsettled(ps, suit, target):
     """1.0 while no side holds ``target`` cards (of ``suit``, or of any suit when ``suit`` is -1), else 0.0."""
     for side in range(4):
@@ -110,7 +110,7 @@ def unsettled(ps, suit, target):
     return 1.0
 
 
-@kernel
+@kernel(nrt=False)
 def cards_points(ps, params, seat, cards):
     """Point value of cards won: their own points, plus their share of the majorities still open."""
     value = points_of(params, seat, cards)
@@ -122,7 +122,7 @@ def cards_points(ps, params, seat, cards):
     return value
 
 
-@kernel
+@kernel(nrt=False)
 def move_points(ps, params, seat, play, take, table, last):
     """Points a move secures now (see the module docstring)."""
     if take == 0:  # a trail gives up the card's points and its capture power
@@ -147,13 +147,13 @@ def move_points(ps, params, seat, play, take, table, last):
     return gained + params[seat, P_SWEEP] * bonus
 
 
-@kernel
+@kernel(nrt=False)
 def ace_ordinary(ps, take):
     """Whether an ace's capture of ``take`` is an ordinary one: Scopone's ace taking exactly one table ace."""
     return ps[RI.ace_single_ordinary] != 0 and popcount(take) == 1 and (take & ACES) != 0
 
 
-@kernel
+@kernel(nrt=False)
 def can_take(ps, card, target):
     """Whether ``card`` played alone could take exactly the cards ``target`` (a sweep of a table ``target``)."""
     if ps[RI.ace_sweeps] != 0 and (1 << card) & ACES:
@@ -176,7 +176,7 @@ def can_take(ps, card, target):
     return total == capture_target(card_value(card, value_by_rank), ps[RI.sum_to])
 
 
-@kernel
+@kernel(nrt=False)
 def can_take_groups(ps, card, target, rank_nibble):
     """``can_take`` under Skopa's ``multi_group_capture``: a card takes all the table cards of its rank (a court's
     and a numeral's equal cards are groups of their own), so it clears a table of them, and a numeral also one
@@ -195,7 +195,7 @@ def can_take_groups(ps, card, target, rank_nibble):
     return mask_value(rest, value_by_rank) == card_value(card, value_by_rank)
 
 
-@kernel
+@kernel(nrt=False)
 def reachable_sums(mask, value_by_rank):
     """Bit s set when some subset of ``mask`` (the empty one included) has values summing to s, for s <= 15."""
     reach = 1
@@ -206,7 +206,7 @@ def reachable_sums(mask, value_by_rank):
     return reach
 
 
-@kernel
+@kernel(nrt=False)
 def takers_of(ps, t, table, unseen):
     """How many ``unseen`` cards could take table card ``t`` (with other cards of ``table`` or alone): those of
     its rank when captures are by equal value (an approximation that ignores sums), and with ``Rules.sum_to``
@@ -228,7 +228,7 @@ def takers_of(ps, t, table, unseen):
     return count
 
 
-@kernel
+@kernel(nrt=False)
 def chance_of_any(unseen_count, wanted, hand_count):
     """Chance that a hand of ``hand_count`` cards drawn from ``unseen_count`` holds one of ``wanted`` cards."""
     if wanted == 0 or hand_count == 0:
@@ -241,7 +241,7 @@ def chance_of_any(unseen_count, wanted, hand_count):
     return 1.0 - miss
 
 
-@kernel
+@kernel(nrt=False)
 def table_risk(ps, params, seat, table_after):
     """Expected points the next player wins from the table a move leaves (see the module docstring)."""
     hand_count = ps[VIEW + V_NEXT_COUNT]
@@ -276,7 +276,7 @@ def table_risk(ps, params, seat, table_after):
     return risk
 
 
-@kernel
+@kernel(nrt=False)
 def choose_points(ps, params, seat, n_moves, defensive):
     """Best move by points now, minus (``defensive``) the risk it leaves on the table."""
     table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
@@ -292,7 +292,7 @@ def choose_points(ps, params, seat, n_moves, defensive):
     return best
 
 
-@kernel
+@kernel(nrt=False)
 def sample_hands(ps, seat, unseen, hand_count, samples):
     """Draw ``samples`` hands of ``hand_count`` cards from ``unseen`` with the seat's stream (partial shuffle)."""
     base = sample_base(ps)
@@ -307,13 +307,13 @@ def sample_hands(ps, seat, unseen, hand_count, samples):
         ps[base + s] = hand
 
 
-@kernel
+@kernel(nrt=False)
 def reply_rules(ps):
     """The move generators' rule record (``moves.move_rules``), read from the decision space's rule slots."""
     return move_rules_at(ps, RULE_INFO)
 
 
-@kernel
+@kernel(nrt=False)
 def best_reply(ps, params, seat, hand, table):
     """The next player's best reply value (scored with this seat's weights) to ``table``.
 
@@ -341,7 +341,7 @@ def best_reply(ps, params, seat, hand, table):
     return best
 
 
-@kernel
+@kernel(nrt=False)
 def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     """Per card of ``cards`` (one card a turn): the best value of the moves it makes on ``table`` by itself
     (``best_of[c]``); returns the cards that make a move. ``trail_of[c]`` holds each card's trail value already
@@ -374,7 +374,7 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     return movers
 
 
-@kernel
+@kernel(nrt=False)
 def trail_values(ps, params, seat, cards, trail_of):
     """``trail_of[c]``: the value of trailing card ``c`` (``move_points`` of a trail reads neither the table nor
     the last-play flag), once per decision for every card of the sampled hands."""
@@ -385,7 +385,7 @@ def trail_values(ps, params, seat, cards, trail_of):
         trail_of[c] = move_points(ps, params, seat, 1 << c, 0, 0, False)
 
 
-@kernel
+@kernel(nrt=False)
 def hand_reply(hand, movers, best_of, trail_of):
     """``best_reply`` of ``hand`` from :func:`card_replies`: its cards' best moves, or its trails when (under
     ``player``) none of its cards makes a move."""
@@ -408,6 +408,13 @@ def hand_reply(hand, movers, best_of, trail_of):
 @kernel
 def choose_lookahead(ps, params, seat, n_moves):
     """Best move by points now minus the next player's expected best reply over sampled hands."""
+    return lookahead_choice(ps, params, seat, n_moves, np.empty(52), np.empty(52))
+
+
+@kernel(nrt=False)
+def lookahead_choice(ps, params, seat, n_moves, best_of, trail_of):
+    """``choose_lookahead`` with its two per-card arrays given (allocated by the caller, which counts references,
+    so that this loop and every helper it calls run without reference counting)."""
     table, last = ps[VIEW + V_TABLE], ps[VIEW + V_LAST] != 0
     hand_count = ps[VIEW + V_NEXT_COUNT]
     samples = max(1, min(int(params[seat, P_SAMPLES]), MAX_SAMPLES - 52))
@@ -422,7 +429,6 @@ def choose_lookahead(ps, params, seat, n_moves):
     cards = 0
     for s in range(samples):
         cards |= ps[sample_base(ps) + s]
-    best_of, trail_of = np.empty(52), np.empty(52)
     if by_card and hand_count > 0 and n_moves > 1 and not last:
         trail_values(ps, params, seat, cards, trail_of)
     best, best_score = 0, -1e300

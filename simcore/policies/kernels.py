@@ -49,7 +49,7 @@ def needs_state(policy_id):
     return policy_id in (POLICY_MC, POLICY_SEARCH)
 
 
-@kernel
+@kernel(nrt=False)
 def choose_greedy(ps, n_moves):
     """Most table cards taken; ties by the weight of the cards won (or, trailing, of the card given up)."""
     best = 0
@@ -66,7 +66,7 @@ def choose_greedy(ps, n_moves):
     return best
 
 
-@kernel
+@kernel(nrt=False)
 def choose_quick(ps, policy_id, params, n_moves, seat):
     """``choose`` for the policies of the quick path (random, greedy, the rollouts' epsilon-greedy) on listed
     moves; any other id raises ``FAULT_POLICY`` and picks 0. A run whose seats play only these compiles this

@@ -76,7 +76,7 @@ OUT_VALUE = 100.0
 INF = 1e18
 
 
-@kernel
+@kernel(nrt=False)
 def determinize(rules, gs, ps, sample, seat, n_unseen):
     """Copy the deal state into ``sample`` with every card the seat has not seen redrawn; False if impossible."""
     base = sample_base(ps)
@@ -100,7 +100,7 @@ def determinize(rules, gs, ps, sample, seat, n_unseen):
     return k == n_unseen
 
 
-@kernel
+@kernel(nrt=False)
 def rollout_policy(rollout):
     """Kernel policy id of the ``rollout`` parameter (1 greedy with epsilon, 2 points, 3 defensive), else -1."""
     if rollout == 1:
@@ -112,7 +112,7 @@ def rollout_policy(rollout):
     return -1
 
 
-@kernel
+@kernel(nrt=False)
 def deal_margin(rules, state, points, work, side, status, rps):
     """The side's deal points minus the best other side's at the end of a rollout (a mid-deal win: +-100).
 
@@ -136,7 +136,7 @@ def deal_margin(rules, state, points, work, side, status, rps):
     return margin
 
 
-@kernel
+@kernel(nrt=False)
 def piles_margin(rules, params, seat, state, side):
     """The side's margin in the piles so far, valued by the seat's point weights (mc with ``horizon``, search with
     ``rollout=0``): the cards' points, the cards and counted-suit majorities per card, and the sweep and same-suit
@@ -156,7 +156,7 @@ def piles_margin(rules, params, seat, state, side):
     return mine - best_other
 
 
-@kernel
+@kernel(nrt=False)
 def run_horizon(rules, s, params, stops, state, rps, events, status, horizon, one_card, exchange, full):
     """From ``state`` stopped at a decision (``status``, its moves listed in ``rps``), up to ``horizon`` plays of the
     rollout policies, the deal loop stopped at each decision (as search walks its tree); returns the status. mc's
@@ -170,7 +170,7 @@ def run_horizon(rules, s, params, stops, state, rps, events, status, horizon, on
     return status
 
 
-@kernel
+@kernel(nrt=False)
 def short_rollout(rules, s, params, seat, stops, state, rps, events, side, horizon, one_card, exchange, full):
     """The value for ``side`` of the move in ``rps[MOVES]`` played in ``state``, then ``horizon`` plays of the
     rollout policies (``run_horizon``), then the piles' margin; the exact deal margin if the deal ends first."""

@@ -82,7 +82,7 @@ __all__ = ["MAX_DEPTH", "P_DEPTH", "P_TREE", "P_WORLDS", "choose_search", "maxn_
 INF = 1e18
 
 
-@kernel
+@kernel(nrt=False)
 def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, exchange, full):
     """Copy ``src`` (a state stopped at a decision) to ``dst``, play ``(play, take)`` and run on to the next
     decision with more than one legal move (its moves listed in ``rps``) or to the end; returns the status."""
@@ -96,7 +96,7 @@ def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, e
     return status
 
 
-@kernel
+@kernel(nrt=False)
 def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, first_substream, one_card, exchange,
                full):  # fmt: skip
     """The value of a decision ``state`` at the depth limit (its moves listed in ``rps``): with a rollout policy,
@@ -118,7 +118,7 @@ def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, fir
     return deal_margin(rules, state, s.points, s.work, side, status, rps)
 
 
-@kernel
+@kernel(nrt=False)
 def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, play, take, depth, side, key, sub,
                events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
@@ -164,7 +164,7 @@ def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, 
             bounds[level, 1] = min(bounds[level, 1], value)
 
 
-@kernel
+@kernel(nrt=False)
 def open_node(rules, rps, moves, meta, bounds, level, side, alpha, beta):
     """Start the tree node at ``level`` from the decision listed in ``rps``: its moves, greedy's choice first."""
     n = rps[VIEW + VIEW_N_MOVES]
@@ -181,7 +181,7 @@ def open_node(rules, rps, moves, meta, bounds, level, side, alpha, beta):
     bounds[level, 2] = -INF if maximizing else INF
 
 
-@kernel
+@kernel(nrt=False)
 def side_margins(totals, n_sides, out):
     """Each side's margin over the best other side, from the sides' ``totals`` (written to ``out``)."""
     for k in range(n_sides):
@@ -192,7 +192,7 @@ def side_margins(totals, n_sides, out):
         out[k] = totals[k] - best_other
 
 
-@kernel
+@kernel(nrt=False)
 def deal_vector(rules, state, points, work, status, rps, totals, out):
     """Every side's deal margin at the end of the deal (a mid-deal win: +-100, as ``deal_margin``) in ``out``."""
     piles, sweep_pts, same_suit = state[PILES : PILES + 4], state[SWEEP_PTS : SWEEP_PTS + 4], state[SAME_SUIT:]
@@ -209,7 +209,7 @@ def deal_vector(rules, state, points, work, status, rps, totals, out):
             out[k] += OUT_VALUE if state[DS_OUT_SIDE] == k else -OUT_VALUE
 
 
-@kernel
+@kernel(nrt=False)
 def piles_vector(rules, params, seat, state, totals, out):
     """Every side's margin in the piles so far at the seat's point weights (``piles_margin`` for each side)."""
     for k in range(rules.n_sides):
@@ -221,7 +221,7 @@ def piles_vector(rules, params, seat, state, totals, out):
     side_margins(totals, rules.n_sides, out)
 
 
-@kernel
+@kernel(nrt=False)
 def leaf_vector(rules, s, params, seat, stops, state, rps, events, key, first_substream, totals, out, one_card,
                 exchange, full):  # fmt: skip
     """Every side's value of a decision ``state`` at the depth limit (``leaf_value`` for each side) in ``out``."""
@@ -244,7 +244,7 @@ def leaf_vector(rules, s, params, seat, stops, state, rps, events, key, first_su
     deal_vector(rules, state, s.points, s.work, status, rps, totals, out)
 
 
-@kernel
+@kernel(nrt=False)
 def prefers(a, b, mover, root, n_sides):
     """True if the side ``mover`` takes the value vector ``a`` over ``b``: its own value first; between equals, the
     one worse for the root side, then for the other sides in order (so the choice does not depend on move order)."""
@@ -258,7 +258,7 @@ def prefers(a, b, mover, root, n_sides):
     return False
 
 
-@kernel
+@kernel(nrt=False)
 def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, play, take, depth, side, key, sub,
                events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root`` by a max-n tree over the next ``depth``
@@ -307,7 +307,7 @@ def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, pl
                 vals[level, k] = child_vec[k]
 
 
-@kernel
+@kernel(nrt=False)
 def open_maxn(rules, rps, moves, meta, vals, level):
     """Start the max-n node at ``level`` from the decision listed in ``rps`` (moves as ``open_node``)."""
     n = rps[VIEW + VIEW_N_MOVES]
