@@ -242,6 +242,15 @@ def chance_of_any(unseen_count, wanted, hand_count):
 
 
 @kernel(nrt=False)
+def rank_alike(ps, nibble):
+    """Whether every card of the rank ``nibble`` (its four bits) captures by the same rule: all or none of them
+    by rank only, all or none of them in sums. ``can_take`` and ``sweep_points`` read a card's rank, value and
+    these two masks only, so one card then answers for the rank (the same sums, in integers: the same risk)."""
+    rank_only, summed = ps[RI.rank_only] & nibble, ps[RI.sum_mask] & nibble
+    return (rank_only == 0 or rank_only == nibble) and (summed == 0 or summed == nibble)
+
+
+@kernel(nrt=False)
 def table_risk(ps, params, seat, table_after):
     """Expected points the next player wins from the table a move leaves (see the module docstring)."""
     hand_count = ps[VIEW + V_NEXT_COUNT]
@@ -252,15 +261,19 @@ def table_risk(ps, params, seat, table_after):
     sweepers = 0
     sweep_value = 0.0
     rest = unseen
-    while rest != 0:
+    while rest != 0:  # rank by rank: the unseen cards of a rank take alike where the rules treat its suits alike
         u = lowest(rest)
-        rest ^= 1 << u
+        nibble = 15 << ((u >> 2) << 2)
+        alike = rank_alike(ps, nibble)
+        cards = rest & nibble if alike else 1 << u
+        rest &= ~cards
         if can_take(ps, u, table_after):
-            sweepers += 1
+            count = popcount(cards)
+            sweepers += count
             ace = ps[RI.ace_sweeps] != 0 and (1 << u) & ACES
             scores = ps[RI.ace_sweeps] == ACE_SWEEP_SCORES or ps[RI.ace_scopa] != 0
             if not ace or scores or ace_ordinary(ps, table_after):
-                sweep_value += sweep_points(ps, u)
+                sweep_value += count * sweep_points(ps, u)
     risk = 0.0
     if sweepers > 0:
         value = cards_points(ps, params, seat, table_after) + params[seat, P_SWEEP] * sweep_value / sweepers
