@@ -78,13 +78,13 @@ def test_a_game_records_its_own_mc_defaults():
 
     from cli.app import app
 
-    own = {"foracio": (1, 2, 44), "scopone": (1, 2, 40), "scopa": (0, 1, 24), "skopa": (0, 1, 24)}
+    own = {"foracio": (1, 3, 32), "scopone": (1, 2, 40), "scopa": (0, 1, 24), "skopa": (0, 1, 24)}
     for variant, (horizon, rollout, samples) in own.items():
         params = parse_policy("mc", variant).params
         assert (params["horizon"], params["rollout"], params["samples"]) == (horizon, rollout, samples), variant
-    assert parse_policy("mc:horizon=1,rollout=2,samples=44", "foracio").label == "mc"
+    assert parse_policy("mc:horizon=1,rollout=3,samples=32", "foracio").label == "mc"
     assert parse_policy("mc:horizon=0,rollout=1,samples=24", "foracio").label == "mc:samples=24,horizon=0,rollout=1"
-    with pytest.raises(ConfigError, match=r"epsilon is read only with rollout=1 \(this policy has rollout=2, horizon"):
+    with pytest.raises(ConfigError, match=r"epsilon is read only with rollout=1 \(this policy has rollout=3, horizon"):
         parse_policy("mc:epsilon=0.2", "foracio")
     parse_policy("mc:rollout=1,epsilon=0.2,spade=2", "foracio")  # the horizon values the piles: weights are read
     with pytest.raises(ConfigError, match="spade is read only with rollout=2 or 3 or horizon above 0"):
@@ -94,8 +94,8 @@ def test_a_game_records_its_own_mc_defaults():
         return CliRunner().invoke(app, ["policies", variant], env={"COLUMNS": "2000"}).output
 
     foracio, scopa = shown("foracio"), shown("scopa")
-    assert "samples=44, horizon=1, rollout=2, hold=0, card=0.074" in foracio
-    assert "with rollout=1 instead of hold: epsilon=0.1; with rollout=3 also risk=1" in foracio
+    assert "samples=32, horizon=1, rollout=3, hold=0, card=0.074" in foracio
+    assert "sweep=1, risk=1; with rollout=1 instead of hold, risk: epsilon=0.1; with rollout=2 without risk" in foracio
     assert "samples=24, horizon=0, rollout=1, epsilon=0.1;" in scopa
     assert "with horizon above 0 also card=0.05, coin=0.2, settebello=1" in scopa
     assert "mc (rollout=2 or 3 or horizon above 0)" in scopa
