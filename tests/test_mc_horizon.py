@@ -78,7 +78,7 @@ def test_a_game_records_its_own_mc_defaults():
 
     from cli.app import app
 
-    own = {"foracio": (1, 3, 32), "scopone": (1, 2, 40), "scopa": (0, 1, 24), "skopa": (0, 1, 24)}
+    own = {"foracio": (1, 3, 32), "scopone": (1, 2, 40), "escoba": (1, 2, 48), "scopa": (0, 1, 24), "skopa": (0, 1, 24)}
     for variant, (horizon, rollout, samples) in own.items():
         params = parse_policy("mc", variant).params
         assert (params["horizon"], params["rollout"], params["samples"]) == (horizon, rollout, samples), variant
