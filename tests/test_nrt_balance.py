@@ -4,8 +4,8 @@ Most policy kernels are compiled without reference counting (``kernel(nrt=False)
 none of them keeps an array it did not get from its caller: one that received a new reference (an array made or
 sliced by a counting callee and returned) would leak the array, and a counting caller given an uncounted view as if
 it were new would free it under the kernels' feet. Numba's runtime counts the memory blocks it allocates and frees
-(``NUMBA_NRT_STATS``, read at start-up, hence the child process): after every policy of every game has played, each
-block the kernels allocated has been freed exactly once.
+(``NUMBA_NRT_STATS``, read at start-up, hence the child process): after every registered policy of every registered
+game has played at each of its player counts, each block the kernels allocated has been freed exactly once.
 """
 
 from __future__ import annotations
@@ -24,24 +24,24 @@ CHILD = textwrap.dedent(
     from numba.core.runtime import rtsys
     from simcore.api import play_chunk
     from simcore.config import RunConfig
+    from simcore.policies import POLICIES
+    from simcore.variants import VARIANTS
 
-    SCOPA_ONLY = ("furbo", "tartaluca")
-    POLICIES = ("random", "greedy", "points", "defensive", "lookahead", "mc:samples=2", "search:worlds=1",
-                "random_card", *SCOPA_ONLY)
-    GAMES = (("scopa", 2), ("scopa", 3), ("scopa", 4), ("kaszino", 2), ("skopa", 3), ("foracio", 4),
-             ("scopone", 4), ("escoba", 2))
+    BUDGET = {"mc": "mc:samples=2", "search": "search:worlds=1"}  # every code path, at a fraction of the cost
     warm = RunConfig.create("scopa", policies=("greedy",), games=1, seed=5)
     play_chunk(warm, np.arange(1, dtype=np.int64))  # the runtime starts (and its counters with it) on first use
     played = 0
     before = rtsys.get_allocation_stats()
-    for variant, players in GAMES:
-        for policy in POLICIES:
-            if variant != "scopa" and policy in SCOPA_ONLY:
-                continue
-            config = RunConfig.create(variant, policies=(policy,), games=3, seed=5, rules={"players": players})
-            out = play_chunk(config, np.arange(3, dtype=np.int64))
-            played += int(out.n_plays.sum())
-            del out
+    for variant, spec in VARIANTS.items():  # every registered game, at each of its player counts
+        for players in spec.key("players").choices or (spec.key("players").default,):
+            for name, policy in POLICIES.items():
+                if policy.games and variant not in policy.games:
+                    continue
+                config = RunConfig.create(variant, policies=(BUDGET.get(name, name),), games=3, seed=5,
+                                          rules={"players": players})
+                out = play_chunk(config, np.arange(3, dtype=np.int64))
+                played += int(out.n_plays.sum())
+                del out
     gc.collect()
     after = rtsys.get_allocation_stats()
     print(json.dumps({"played": played, "mi_alloc": after.mi_alloc - before.mi_alloc,
