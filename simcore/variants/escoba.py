@@ -234,7 +234,10 @@ WEIGHTS = HeuristicWeights(
     # after the next player's reply by points and valued by the piles, with 48 samples, win 53.7% (52.5-54.8%, seed
     # 11) at less than the shared defaults' cost (CPU per decision over Scopa's mc 1.42 against 1.78; 48 samples of
     # full rollouts 55.5% but 3.37); the README's ladder has the check on seed 2026.
-    searchers={"mc": {"horizon": 1.0, "rollout": 2.0, "samples": 48.0}},
+    # search with the shared 8 worlds did not beat that mc with four players: 40.0% (31.4-48.6%) of 50 duplicate
+    # pairs (seed 2032). With 24 worlds (seed 2033, 1,000 pairs each): 54.9% (53.0-56.8%) with four players, 58.0%
+    # (56.2-59.8%) with two; one reply deep (depth 1, as Foracio's and Scopone's) did not, 49.7% with 40 worlds.
+    searchers={"mc": {"horizon": 1.0, "rollout": 2.0, "samples": 48.0}, "search": {"worlds": 24.0}},
 )
 
 #: Dealt material for the control variates of the first player's advantage (analysis.control):
