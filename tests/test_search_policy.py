@@ -230,10 +230,10 @@ def test_a_game_records_its_own_search_defaults():
 
     assert parse_policy("search", "foracio").params["depth"] == 1
     assert parse_policy("search", "scopa").params["depth"] == 3
-    assert parse_policy("search:depth=1,worlds=44", "foracio").label == "search"
+    assert parse_policy("search:depth=1,worlds=88", "foracio").label == "search"
     assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
     shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
-    assert "worlds=44, depth=1, tree=1, rollout=0" in shown
+    assert "worlds=88, depth=1, tree=1, rollout=0" in shown
 
 
 def test_a_search_run_traces_to_its_rows_and_replays(tmp_path):
