@@ -361,8 +361,8 @@ WEIGHTS = HeuristicWeights(
     # which cost less than the full rollouts (CPU per decision over Scopa's mc 6.7 against 7.2; 44 samples 9.6),
     # 53.6% (51.8-55.4%, seed 2028, 1,000 pairs). The README's "mc in Foracio" has the checks on other seeds.
     # That mc caught up with search's 44 worlds (seed 2030, 300 pairs: 48.7%, 45.7-51.6%); 88 worlds won 52.2%
-    # (49.3-55.0%, seed 11, 300 pairs) and 51.5% (49.9-53.2%, seed 2031, 1,000 pairs), so search has 88 (twice the cost per
-    # decision); leaves with defensive's table risk for the side to move next did worse (41.5-48.5%, seed 11).
+    # (49.3-55.0%, seed 11, 300 pairs) and 51.5% (49.9-53.2%, seed 2031, 1,000 pairs), so search has 88 (twice the
+    # cost per decision); leaves with defensive's table risk for the side to move next did worse (41.5-48.5%, seed 11).
     searchers={"search": {"depth": 1.0, "worlds": 88.0}, "mc": {"horizon": 1.0, "rollout": 3.0, "samples": 32.0}},
 )
 
