@@ -230,6 +230,9 @@ def test_a_game_records_its_own_search_defaults():
 
     assert parse_policy("search", "foracio").params["depth"] == 1
     assert parse_policy("search", "scopa").params["depth"] == 3
+    assert {k: parse_policy("search", "scopone").params[k] for k in ("depth", "worlds")} == {"depth": 1, "worlds": 40}
+    assert parse_policy("search", "escoba").params["worlds"] == 24
+    assert parse_policy("search", "skopa").params["tree"] == 1  # max-n with three sides (session 11's measurements)
     assert parse_policy("search:depth=1,worlds=88", "foracio").label == "search"
     assert parse_policy("search:depth=3", "foracio").label == "search:depth=3"
     shown = CliRunner().invoke(app, ["policies", "foracio"], env={"COLUMNS": "400"}).output
