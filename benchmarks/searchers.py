@@ -64,7 +64,7 @@ def sides(args: argparse.Namespace) -> None:
 
     api.set_threads(args.threads)
     players = 3
-    games = np.arange(args.games, dtype=np.int64)
+    games = np.arange(args.first, args.first + args.games, dtype=np.int64)  # a long run can be split by game index
     wins = np.zeros(args.games)
     start = time.perf_counter()
     for seat in range(players):
@@ -80,8 +80,9 @@ def sides(args: argparse.Namespace) -> None:
     mean = float(share.mean())
     half = 1.96 * float(share.std(ddof=1)) / math.sqrt(args.games)
     print(f"{args.variant} 3p, {args.policy} in one seat (rotated) vs {args.other}: {mean:.1%} of the games "
-          f"(95% CI {mean - half:.1%}-{mean + half:.1%}; fair share 33.3%), {args.games} games x 3 seats, seed "
-          f"{args.seed}, {seconds:.0f} s wall")  # fmt: skip
+          f"(95% CI {mean - half:.1%}-{mean + half:.1%}; fair share 33.3%), {args.games} games x 3 seats (games "
+          f"{args.first}-{args.first + args.games - 1}), seed {args.seed}, {seconds:.0f} s wall; share sd "
+          f"{float(share.std(ddof=1)):.6f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--policy", default="search")
     s.add_argument("--other", default="mc")
     s.add_argument("--games", type=int, default=200)
+    s.add_argument("--first", type=int, default=0, help="index of the first game (to split a long run)")
     s.add_argument("--seed", type=int, default=11)
     s.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
