@@ -78,11 +78,12 @@ def sides(args: argparse.Namespace) -> None:
     seconds = time.perf_counter() - start
     share = wins / players
     mean = float(share.mean())
-    half = 1.96 * float(share.std(ddof=1)) / math.sqrt(args.games)
+    sd = float(share.std(ddof=1))
+    half = 1.96 * sd / math.sqrt(args.games)
     print(f"{args.variant} 3p, {args.policy} in one seat (rotated) vs {args.other}: {mean:.1%} of the games "
           f"(95% CI {mean - half:.1%}-{mean + half:.1%}; fair share 33.3%), {args.games} games x 3 seats (games "
           f"{args.first}-{args.first + args.games - 1}), seed {args.seed}, {seconds:.0f} s wall; share sd "
-          f"{float(share.std(ddof=1)):.6f}")  # fmt: skip
+          f"{sd:.6f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -105,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--seed", type=int, default=11)
     s.add_argument("--threads", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.what == "sides" and (args.first < 0 or args.games < 2):
+        parser.error("sides: --first must be 0 or more and --games at least 2")
     cost(args) if args.what == "cost" else sides(args)
 
 
