@@ -46,6 +46,7 @@ from simcore.kernels.workspace import (
     MOVES,
     move_space_size,
 )
+from simcore.pages import small_pages
 from simcore.variants.base import TURNS_EXCHANGE, TURNS_ONE_CARD, Rules
 
 try:  # POSIX: a lock the system releases with its process
@@ -74,7 +75,12 @@ class StoppedError(Exception):
 
 
 def allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkOut:
-    """Zeroed output arrays for ``n_games`` games of up to ``deal_slots`` deals."""
+    """Zeroed output arrays for ``n_games`` games of up to ``deal_slots`` deals (4 KB pages: ``small_pages``)."""
+    with small_pages():
+        return _allocate(rules, n_games, deal_slots, trace)
+
+
+def _allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkOut:
     sides, cats = rules.n_sides, rules.n_categories
     ev_games = n_games if trace else 1
     ev_len = deal_slots * EVENTS_PER_DEAL if trace else 1

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
+from simcore.pages import small_pages
 
 SMALL_SIDE, SMALL_DEALER, SMALL_LEADER = 0, 1, 2
 FLAG_DEALT, FLAG_LED = 0, 1
@@ -37,13 +38,15 @@ class DealRows(NamedTuple):
 
 
 def allocate_rows(n_rows: int, n_categories: int) -> DealRows:
-    """Uninitialised columns for ``n_rows`` rows (:func:`fill_deal_rows` writes every element)."""
-    return DealRows(
-        game=np.empty(n_rows, np.int64),
-        small=np.empty((3, n_rows), np.int8),
-        short=np.empty((1 + n_categories + SHORT_EXTRA, n_rows), np.int16),
-        flags=np.zeros((2, (n_rows + 7) // 8), np.uint8),
-    )
+    """Uninitialised columns for ``n_rows`` rows (:func:`fill_deal_rows` writes every element), in 4 KB pages
+    (``simcore.pages``)."""
+    with small_pages():
+        return DealRows(
+            game=np.empty(n_rows, np.int64),
+            small=np.empty((3, n_rows), np.int8),
+            short=np.empty((1 + n_categories + SHORT_EXTRA, n_rows), np.int16),
+            flags=np.zeros((2, (n_rows + 7) // 8), np.uint8),
+        )
 
 
 @kernel
