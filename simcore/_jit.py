@@ -22,6 +22,7 @@ arguments as plain types cut the cold compile from 40 s to 24 s.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 from functools import partial
@@ -54,21 +55,82 @@ def cache_dir() -> Path:
 if CACHE:
     numba.config.CACHE_DIR = str(cache_dir())
 
+
+class _BlocksUncopied:
+    """The ``copy`` module as Numba's inliner sees it while it inlines a function's freshly built IR: the IR's
+    blocks are used as they are (their deep copies would be thrown away), everything else is copied as usual."""
+
+    copy = staticmethod(copy.copy)
+
+    @staticmethod
+    def deepcopy(value, memo=None):
+        from numba.core import ir
+
+        return value if isinstance(value, ir.Block) else copy.deepcopy(value, memo)
+
+
+def _inline_without_copies() -> bool:
+    """Make Numba's ``inline="always"`` stop deep-copying the IR it has just built for the call site.
+
+    ``InlineWorker.inline_function`` builds the callee's IR anew for every call site (the untyped passes), then
+    ``inline_ir`` deep-copies it twice, block by block: once to mutate (the IR is fresh, nobody else holds it) and
+    once to return an unmutated copy (which its two callers in Numba throw away). Each block's copy copies the
+    whole function's scope again, so the cost grows with blocks times variables: the quick policies' decision,
+    inlined into the deal loop, took 2.3 s of copying alone. Without the copies the cold compile of a greedy
+    Scopa run fell by 5.6 s (27.2 to 21.6 s) for the same IR. numba/numba#8989 and #9204 report the cost; the
+    overloads' inlining (``inline_ir`` on a cached IR, which must be copied) is left as it is.
+
+    Applied only where the inliner has the shape this relies on (else Numba is left alone: slower to compile,
+    the same machine code); ``SCOPASIM_NUMBA_INLINE_COPIES=1`` leaves it alone too. Returns whether it applied.
+    """
+    from numba.core import inline_closurecall
+
+    worker = inline_closurecall.InlineWorker
+    if getattr(worker.inline_function, "scopasim_uncopied", False):
+        return True
+    nested = [c for c in worker.inline_ir.__code__.co_consts if getattr(c, "co_name", "") == "copy_ir"]
+    shape = (
+        os.environ.get("SCOPASIM_NUMBA_INLINE_COPIES", "0") != "1"
+        and getattr(inline_closurecall, "copy", None) is copy
+        and len(nested) == 1
+        and {"copy", "deepcopy"} <= set(nested[0].co_names)
+        and worker.inline_function.__code__.co_names == ("run_untyped_passes", "__code__", "co_freevars", "inline_ir")
+    )
+    if not shape:
+        return False
+
+    def inline_function(self, caller_ir, block, i, function, arg_typs=None):
+        callee_ir = self.run_untyped_passes(function)  # fresh: the inliner's copies of it are not needed
+        freevars = function.__code__.co_freevars
+        inline_closurecall.copy = _BlocksUncopied  # Numba compiles under its global compiler lock: one at a time
+        try:
+            return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+        finally:
+            inline_closurecall.copy = copy
+
+    inline_function.scopasim_uncopied = True
+    worker.inline_function = inline_function
+    return True
+
+
+INLINE_WITHOUT_COPIES = _inline_without_copies()
+
 # error_model="numpy": integer division by zero does not raise (kernels never divide by zero; the Python error
 # model would add a check to every division in the hot loop).
 _njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
 
 
-def kernel(func=None, *, inline: str = "never", nrt: bool = True):
+def kernel(func=None, *, inline: str = "never", nrt: bool = True, forceinline: bool = False):
     """``njit`` with the project's options, compiled once per argument type (see the module docstring).
 
     ``nrt=False`` (Numba's private ``_nrt`` flag) compiles the function without reference counting: for kernels
     that allocate nothing, return no array and only receive arrays whose owner outlives the call (the deal loop,
     the scoring, the policies' helpers); each array argument then costs no NRT call on entry and exit. A kernel
-    that allocates counts (and passes its arrays down); ``tests/test_nrt_balance.py`` checks the balance."""
+    that allocates counts (and passes its arrays down); ``tests/test_nrt_balance.py`` checks the balance.
+    ``forceinline=True``: see :data:`llvm_inline_kernel`."""
     if func is None:
-        return partial(kernel, inline=inline, nrt=nrt)
-    dispatcher = _njit(func, inline=inline, _nrt=nrt)
+        return partial(kernel, inline=inline, nrt=nrt, forceinline=forceinline)
+    dispatcher = _njit(func, inline=inline, _nrt=nrt, forceinline=forceinline)
     typed_call = dispatcher.get_call_template
 
     def get_call_template(args, kws):
@@ -80,3 +142,10 @@ def kernel(func=None, *, inline: str = "never", nrt: bool = True):
 
 inline_kernel = kernel(inline="always")
 """A :data:`kernel` whose IR Numba inlines into its callers (hot-loop helpers only; see the module docstring)."""
+
+
+llvm_inline_kernel = kernel(forceinline=True, nrt=False)
+"""A :data:`kernel` compiled once on its own, without reference counting, and marked for LLVM to inline into its
+callers' machine code: for per-deal helpers too big to copy into every caller's IR (the scorers) and for tiny
+ones LLVM left out of line (the random draws). Not for the quick decision: out of line in Numba's IR it cost 3-4% of
+random self-play (DESIGN.md, "The cold compile")."""

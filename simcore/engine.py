@@ -34,7 +34,7 @@ from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
 from simcore.kernels.frozen import freeze
-from simcore.kernels.game import EV_WIDTH, ChunkOut
+from simcore.kernels.game import EV_WIDTH, ChunkOut, make_scratch
 from simcore.kernels.moves import exchange_moves, first_play_rules, move_rules
 from simcore.kernels.moves import legal_moves as _legal_moves
 from simcore.kernels.scoring import score_deal as _score_deal
@@ -228,8 +228,8 @@ def _play_or_stop(args: tuple, control: np.ndarray, features: tuple) -> None:
 
 
 def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
-    """``run_games`` in this thread: it plays the chunk's blocks it claims."""
-    run_games(*args, control, *features)
+    """``run_games`` in this thread, with a scratch of its own: it plays the chunk's blocks it claims."""
+    run_games(*args, control, make_scratch(args[2], control), *features)
 
 
 @cache
@@ -268,7 +268,10 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     """
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
-    call = (games[:0], seed, rules, ids, params, empty, trace, np.zeros(CONTROL_SIZE, np.int64), *features)
+    control = np.zeros(CONTROL_SIZE, np.int64)
+    with numba_without_scipy_blas():  # the first kernel of a process loads Numba's NumPy support
+        scratch = make_scratch(rules, control)
+    call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
     key = repr(tuple(numba.typeof(a) for a in call))
     with compile_lock(key), numba_without_scipy_blas():
         run_games(*call)

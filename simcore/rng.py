@@ -37,7 +37,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-from simcore._jit import kernel
+from simcore._jit import kernel, llvm_inline_kernel
 
 RNG_SCHEME = "splitmix64-lemire32/2"
 DEAL_STREAM = 0
@@ -79,7 +79,7 @@ wrapping_mul = _wrapping("mul")
 """``a * b`` on int64, wrapped (defined on overflow, unlike Numba's ``*``; see the module docstring)."""
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def mix64(z: np.int64) -> np.int64:
     """SplitMix64 finaliser on int64 bits."""
     z = wrapping_mul(z ^ ((z >> 30) & 0x3FFFFFFFF), _M1)
@@ -115,7 +115,7 @@ def next64(states, i):
     return mix64(s)
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def draw_bounded(state, n):
     """(new state, uniform integer in ``0..n-1``) of a stream held in a local (``1 <= n < 2**31``): Lemire's
     method, unbiased. The shuffle keeps the deal stream in a register with it; ``bounded`` is the same draw."""
@@ -131,7 +131,7 @@ def draw_bounded(state, n):
     return state, m >> 32
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def bounded(states, i, n):
     """Uniform integer in ``0..n-1`` (``1 <= n < 2**31``) from stream ``i`` of ``states`` (``draw_bounded``)."""
     state, value = draw_bounded(states[i], n)

@@ -30,7 +30,7 @@ from simcore.config import RunConfig
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
-from simcore.kernels.game import fill_rule_info, new_scratch
+from simcore.kernels.game import fill_rule_info, make_scratch, new_scratch
 from simcore.kernels.workspace import FAULT, FAULT_VARIANT
 from simcore.policies import POLICIES, policy_arrays, weights
 from simcore.policies.heuristics import P_ROLLOUT, best_reply
@@ -67,7 +67,8 @@ def direct(config: RunConfig, games: np.ndarray):
     rules = config.compiled_rules()
     out = engine.allocate(rules, len(games), engine.DEFAULT_DEAL_SLOTS, False)
     control, features = np.zeros(CONTROL_SIZE, np.int64), engine.run_features(rules, ids)
-    run_games(games, np.int64(config.seed), rules, ids, params, out, False, control, *features)
+    scratch = make_scratch(rules, control)
+    run_games(games, np.int64(config.seed), rules, ids, params, out, False, control, scratch, *features)
     assert not out.overflow.any()  # the comparison below needs no retry
     return out
 

@@ -14,7 +14,8 @@ first 100 games) took a median 8.8 CPU-s more with it (7 interleaved fresh-cache
 33-45 without; ``DESIGN.md``), for about the same machine code (``run_games`` cached at 662 KB against 635 KB).
 ``run_games`` is an ordinary nogil kernel instead; ``simcore.engine`` calls it from as many threads as the run
 asks for, on the same control array, and each call plays the blocks it claims (``CONTROL_NEXT``) until none is
-left or the chunk is stopped. Called once, it plays them all.
+left or the chunk is stopped. Called once, it plays them all. Each call brings its scratch (``engine`` allocates
+it), so the kernel itself allocates nothing.
 """
 
 from __future__ import annotations
@@ -29,19 +30,26 @@ from simcore.kernels.control import (
     atomic_load,
     atomic_store,
 )
-from simcore.kernels.game import make_scratch, play_game
+from simcore.kernels.game import play_game
 
 
-@kernel
-def run_games(games, seed, rules, policy_ids, params, out, trace, control, one_card, exchange, full):
+@kernel(nrt=False)
+def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, one_card, exchange, full):
     """Play the blocks of ``games`` (int64 game indices) not yet claimed into ``out`` rows 0..len-1; ``trace``
     records events per game.
 
     ``control`` (int64[CONTROL_SIZE]): a block stops before its next game once ``control[CONTROL_STOP]`` is set
     (the rows of games not played are then left as they were), and keeps ``control[CONTROL_DONE + block]`` at
     the number of games it has finished; ``control[CONTROL_NEXT]`` is the next block to claim, shared by every
-    thread running this call on the same chunk. ``one_card``, ``exchange``, ``full``: what the run needs
-    compiled, each ``True`` or ``None`` (``engine.run_features``, ``deal.run_deal``).
+    thread running this call on the same chunk. ``s``: the scratch of this call (``game.make_scratch`` on the
+    same ``control``), reused game after game (every game resets what it reads). ``one_card``, ``exchange``,
+    ``full``: what the run needs compiled, each ``True`` or ``None`` (``engine.run_features``, ``deal.run_deal``).
+
+    One kernel down to the deal loop (``play_game`` is inlined), without reference counting (it allocates
+    nothing, and every array it passes on outlives it). A kernel is optimised and compiled to machine code with
+    the kernels it calls linked in, so each level of the chain costs the whole chain below it again: with the
+    blocks, the games and the game as three kernels, the levels above the deal loop took 5 s of a greedy Scopa
+    run's cold compile where this one takes 2.5 s.
     """
     n = games.shape[0]
     n_blocks = min(n, BLOCKS)
@@ -49,36 +57,10 @@ def run_games(games, seed, rules, policy_ids, params, out, trace, control, one_c
         b = atomic_add(control, CONTROL_NEXT, 1)
         if b >= n_blocks:
             return
-        s = make_scratch(rules, control)
         start, stop = b * n // n_blocks, (b + 1) * n // n_blocks
-        play_block(
-            games, start, stop, seed, rules, policy_ids, params, out, s, trace, control, b, one_card, exchange, full
-        )
-
-
-@kernel(nrt=False)
-def play_block(
-    games, start, stop, seed, rules, policy_ids, params, out, s, trace, control, block, one_card, exchange, full
-):
-    """Play ``games[start:stop]`` into their rows, stopping before the next game once the chunk is stopped.
-
-    Without reference counting (it allocates nothing, and every array it passes on outlives it): a game's call
-    would otherwise count references to each of the two dozen arrays of ``out`` and ``s`` on the way in and out."""
-    for done, slot in enumerate(range(start, stop), 1):
-        if atomic_load(control, CONTROL_STOP) != 0:
-            break
-        play_game(
-            slot,
-            games[slot],
-            seed,
-            rules,
-            policy_ids,
-            params,
-            out,
-            s,
-            slot if trace else -1,
-            one_card,
-            exchange,
-            full,
-        )
-        atomic_store(control, CONTROL_DONE + block, done)
+        for done, slot in enumerate(range(start, stop), 1):
+            if atomic_load(control, CONTROL_STOP) != 0:
+                break
+            ev_slot = slot if trace else -1
+            play_game(slot, games[slot], seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full)
+            atomic_store(control, CONTROL_DONE + b, done)

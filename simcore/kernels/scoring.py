@@ -7,7 +7,7 @@ rules' arrays and two NRT calls per array).
 
 from __future__ import annotations
 
-from simcore._jit import inline_kernel, kernel
+from simcore._jit import inline_kernel, kernel, llvm_inline_kernel
 from simcore.kernels.bits import DIAMONDS_MASK, SPADES_MASK, popcount, suit_mask
 from simcore.variants.base import ESCOBA, FORACIO, KASZINO, OUT_CALL, OUT_CLAIM, OUT_SECURED, SCOPA, SCOPONE, SKOPA
 
@@ -108,7 +108,7 @@ def napola_points(pile):
     return run if run >= 3 else 0
 
 
-@inline_kernel
+@llvm_inline_kernel
 def score_scopa(rules, piles, sweep_pts, points, work):
     """Scopa and Scopone deal points (S10, S11, SC7, SC8): cards, coins, settebello, primiera, scope, napola, and
     the re bello when the rules have it."""
@@ -190,7 +190,7 @@ def scopa_secured_total(rules, piles, side):
     return total
 
 
-@inline_kernel
+@llvm_inline_kernel
 def score_skopa(rules, piles, sweep_pts, points, work):
     """Skopa deal points (R11): most cards 2 (two sides tied for most: 1 each), most clubs 1 (3 players, a tie:
     nothing, or 1 each with ``clubs_tie="each"``), the 2 of clubs 1, the 10 of diamonds 1, sweeps. The clubs
@@ -235,7 +235,7 @@ def sevens_key(pile, rule):
     return ((sevens * 8 + popcount(pile & RANK_6)) * 8 + popcount(pile & RANK_1)) * 8 + popcount(pile & RANK_5)
 
 
-@inline_kernel
+@llvm_inline_kernel
 def score_escoba(rules, piles, sweep_pts, points, work):
     """Escoba deal points (E7): most cards, most coins (2 for all ten with ``all_bonus``), the velo, the sevens
     point under ``sevens_rule`` (2 for all four sevens with ``all_bonus``), and the escobas (openings included)."""
@@ -304,7 +304,7 @@ def foracio_pile_points(rules, pile):
     return elements + (rules.all_five_bonus - 6 if elements == 6 else 0) + napoletane(pile)
 
 
-@inline_kernel
+@llvm_inline_kernel
 def score_foracio(rules, piles, sweep_pts, same_suit, points, partial):
     """Foracio deal points (F11, F12) per side; ``partial`` (a mid-deal win): only scope and same-suit points,
     unless the win counted the secured points (``declare="auto_on_secured_points"``): then all of them."""
