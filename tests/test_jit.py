@@ -7,6 +7,9 @@ import subprocess
 import sys
 import textwrap
 
+import numba
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     from simcore._jit import kernel
@@ -88,3 +91,38 @@ def test_a_run_compiles_only_the_loops_and_policies_it_uses():
     env = {**os.environ, "SCOPASIM_NO_CACHE": "1"}
     result = subprocess.run([sys.executable, "-c", PRUNE_SCRIPT], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["1", "1", "0", "0", "0"]
+
+
+INLINE_SCRIPT = textwrap.dedent(
+    """
+    from simcore import _jit
+
+    @_jit.inline_kernel
+    def clipped(x, lo, hi):
+        if x < lo:
+            return lo
+        for _ in range(2):
+            x = x + 0
+        return hi if x > hi else x
+
+    @_jit.kernel
+    def twice(a, b):
+        return clipped(a, 0, 10) * 100 + clipped(b, 0, 10)  # two call sites: each inlines its own IR
+
+    print(_jit.INLINE_WITHOUT_COPIES, twice(-5, 7), twice(12, 3))
+    """
+)
+
+
+@pytest.mark.parametrize("copies,applied", [("0", "True"), ("1", "False")])
+def test_inlining_without_copies_applies_on_this_numba_and_can_be_turned_off(copies, applied):
+    """``_jit._inline_without_copies``: on the pinned Numba the inliner has the shape the patch relies on (else
+    it would silently compile slower); ``SCOPASIM_NUMBA_INLINE_COPIES=1`` leaves Numba alone; either way an
+    inlined kernel with branches and a loop, inlined at two call sites, computes the same."""
+    env = {**os.environ, "SCOPASIM_NUMBA_INLINE_COPIES": copies, "SCOPASIM_NO_CACHE": "1"}
+    result = subprocess.run([sys.executable, "-c", INLINE_SCRIPT], env=env, capture_output=True, text=True, check=True)
+    was_applied, *values = result.stdout.split()
+    assert values == ["7", "1003"]
+    checked = tuple(int(part) for part in numba.__version__.split(".")[:2]) <= (0, 68)  # a later Numba may differ
+    if applied == "False" or checked:
+        assert was_applied == applied
