@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numba
 from numba import njit
-from numba.core import types
+from numba.core import ir, types
 
 CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
 
@@ -64,8 +64,6 @@ class _BlocksUncopied:
 
     @staticmethod
     def deepcopy(value, memo=None):
-        from numba.core import ir
-
         return value if isinstance(value, ir.Block) else copy.deepcopy(value, memo)
 
 

@@ -76,31 +76,27 @@ class StoppedError(Exception):
 
 def allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkOut:
     """Zeroed output arrays for ``n_games`` games of up to ``deal_slots`` deals (4 KB pages: ``small_pages``)."""
-    with small_pages():
-        return _allocate(rules, n_games, deal_slots, trace)
-
-
-def _allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkOut:
     sides, cats = rules.n_sides, rules.n_categories
     ev_games = n_games if trace else 1
     ev_len = deal_slots * EVENTS_PER_DEAL if trace else 1
-    return ChunkOut(
-        first_dealer=np.zeros(n_games, np.int8),
-        winner=np.zeros(n_games, np.int8),
-        n_deals=np.zeros(n_games, np.int16),
-        n_plays=np.zeros(n_games, np.int32),
-        redeals=np.zeros(n_games, np.int16),
-        totals=np.zeros((n_games, sides), np.int16),
-        overflow=np.zeros(n_games, np.int8),
-        mid_deal=np.zeros(n_games, np.int8),
-        deal_dealer=np.zeros((n_games, deal_slots), np.int8),
-        deal_points=np.zeros((n_games, deal_slots, sides, cats), np.int16),
-        deal_sweeps=np.zeros((n_games, deal_slots, sides), np.int16),
-        deal_cards=np.zeros((n_games, deal_slots, sides), np.int16),
-        deal_totals=np.zeros((n_games, deal_slots, sides), np.int16),
-        events=np.zeros((ev_games, ev_len, EV_WIDTH), np.int64),
-        n_events=np.zeros(ev_games, np.int64),
-    )
+    with small_pages():
+        return ChunkOut(
+            first_dealer=np.zeros(n_games, np.int8),
+            winner=np.zeros(n_games, np.int8),
+            n_deals=np.zeros(n_games, np.int16),
+            n_plays=np.zeros(n_games, np.int32),
+            redeals=np.zeros(n_games, np.int16),
+            totals=np.zeros((n_games, sides), np.int16),
+            overflow=np.zeros(n_games, np.int8),
+            mid_deal=np.zeros(n_games, np.int8),
+            deal_dealer=np.zeros((n_games, deal_slots), np.int8),
+            deal_points=np.zeros((n_games, deal_slots, sides, cats), np.int16),
+            deal_sweeps=np.zeros((n_games, deal_slots, sides), np.int16),
+            deal_cards=np.zeros((n_games, deal_slots, sides), np.int16),
+            deal_totals=np.zeros((n_games, deal_slots, sides), np.int16),
+            events=np.zeros((ev_games, ev_len, EV_WIDTH), np.int64),
+            n_events=np.zeros(ev_games, np.int64),
+        )
 
 
 def play(
@@ -229,7 +225,8 @@ def _play_or_stop(args: tuple, control: np.ndarray, features: tuple) -> None:
 
 def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
     """``run_games`` in this thread, with a scratch of its own: it plays the chunk's blocks it claims."""
-    run_games(*args, control, make_scratch(args[2], control), *features)
+    rules = args[2]  # (games, seed, rules, ids, params, out, trace)
+    run_games(*args, control, make_scratch(rules, control), *features)
 
 
 @cache
@@ -269,12 +266,11 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    with numba_without_scipy_blas():  # the first kernel of a process loads Numba's NumPy support
-        scratch = make_scratch(rules, control)
-    call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
-    key = repr(tuple(numba.typeof(a) for a in call))
-    with compile_lock(key), numba_without_scipy_blas():
-        run_games(*call)
+    with numba_without_scipy_blas():  # the scratch's kernel may be the first this process loads
+        call = (games[:0], seed, rules, ids, params, empty, trace, control, make_scratch(rules, control), *features)
+        key = repr(tuple(numba.typeof(a) for a in call))
+        with compile_lock(key):
+            run_games(*call)
     _compiled.add(key)
 
 
