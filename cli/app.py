@@ -31,7 +31,7 @@ from cli.commands import analyze, balance, policies, replay, report, rules, simu
 from simcore import __version__
 from simcore.errors import ScopasimError
 
-KERNEL_LAUNCHER = "scopasim-kernel"  # the thread name prefix of ``simcore.engine``'s launcher
+KERNEL_THREADS = ("scopasim-kernel", "scopasim-helper")  # name prefixes of ``simcore.engine``'s launcher and helpers
 MAX_ERROR = 300  # characters of an error line: whatever a message echoes, it stays readable
 
 
@@ -212,14 +212,15 @@ def exit_now(code: object) -> NoReturn:
     and every module, measured on the 2-core machine): a third of ``scopasim simulate --games 1000``. Everything
     that must happen does happen first: the exit handlers (``atexit``: Dask's, temporary folders'), then the
     flush of both streams. Output files are closed and synced by then. A thread that is not a daemon makes this
-    fall back to the normal exit, which waits for it; but for the engine's kernel launcher, which is idle once a
-    command returns (``simcore.engine.play`` returns, even when interrupted, only after the kernel has).
+    fall back to the normal exit, which waits for it; but for the engine's kernel launcher and helper threads,
+    which are idle once a command returns (``simcore.engine.play`` returns, even when interrupted, only after
+    every thread of the kernel has).
     """
     if isinstance(code, bool) or not isinstance(code, int | None):
         typer.echo(code, err=True)  # what ``sys.exit("message")`` does
         code = 1
     others = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
-    if any(not t.daemon and not t.name.startswith(KERNEL_LAUNCHER) for t in others):
+    if any(not t.daemon and not t.name.startswith(KERNEL_THREADS) for t in others):
         sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

@@ -170,9 +170,9 @@ def run_stoppable(
         raise StoppedError("stopped before the games started")
     compile_run_games(args, features)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    future = _launcher.submit(_launch, numba.get_num_threads(), args, control, features)
-    n_games, reported = len(args[0]), 0
-    try:
+    n_games, reported, future = len(args[0]), 0, None
+    try:  # from the submit on: a signal between it and the wait would leave the chunk playing on its own
+        future = _launcher.submit(_launch, numba.get_num_threads(), args, control, features)
         while not _finished(future):
             if stop is not None and stop.is_set():
                 raise StoppedError("stopped while the games were played")
@@ -182,8 +182,9 @@ def run_stoppable(
                     progress(done - reported)
                     reported = done
     except BaseException:
-        control[CONTROL_STOP] = 1
-        _wait_out(future)
+        control[CONTROL_STOP] = 1  # set before any game: a kernel submitted as the signal came plays none
+        if future is not None:
+            _wait_out(future)
         raise
     future.result()  # the kernel's own exception, if any
     if progress is not None and n_games > reported:

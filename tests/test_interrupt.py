@@ -34,7 +34,8 @@ MARKER = "test: a chunk is playing"
 # The CLI, instrumented to print MARKER once a chunk is being played: in this process (``play_chunk`` of more than
 # the warm-up's one game) or, on a cluster, by a worker (the scheduler lists a task as processing).
 CHILD = f"""
-import sys, threading, time
+import faulthandler, signal, sys, threading, time
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # a process that does not exit: its threads' stacks
 from simcore import api, executors
 
 play_chunk, connect = api.play_chunk, executors.connect
@@ -72,7 +73,7 @@ def start(out: Path, args: list[str], extra: tuple[str, ...] = (), stdout: int =
     )
 
 
-def wait_for_chunks(out: Path, proc: subprocess.Popen, chunks: int = 2, timeout: float = 300) -> None:
+def wait_for_chunks(out: Path, proc: subprocess.Popen, watch: StderrWatch, chunks: int = 2, timeout: float = 300):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -80,7 +81,7 @@ def wait_for_chunks(out: Path, proc: subprocess.Popen, chunks: int = 2, timeout:
                 return
         except (OSError, ValueError, KeyError):
             pass
-        assert proc.poll() is None, proc.communicate()
+        assert proc.poll() is None, watch.text()
         time.sleep(0.05)
     raise AssertionError("the run did not start writing chunks")
 
@@ -112,13 +113,20 @@ class StderrWatch:
         return "".join(self.lines)
 
 
-def exit_code(proc: subprocess.Popen, timeout: float = EXIT_TIMEOUT) -> int:
+def exit_code(proc: subprocess.Popen, watch: StderrWatch, timeout: float = EXIT_TIMEOUT) -> int:
+    """The process's exit code once it has exited; if it has not within ``timeout``, the stacks of its threads
+    (the child's faulthandler prints them on SIGUSR1) go into the failure's message."""
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
         proc.kill()
         proc.wait()
-        raise AssertionError(f"the process did not exit within {timeout} s of the signal") from None
+        if proc.stdout is not None:
+            proc.stdout.close()
+        stderr = watch.text()
+        raise AssertionError(f"the process did not exit within {timeout} s of the signal:\n{stderr[-6000:]}") from None
 
 
 CASES = [(signal.SIGINT, ()), (signal.SIGTERM, ()), (signal.SIGINT, ("--cluster", "local:2"))]
@@ -135,7 +143,7 @@ def test_a_signal_stops_a_chunk_that_would_take_hours(sig, extra, tmp_path):
     watch.wait(proc)
     time.sleep(0.5)  # let the kernel (or the worker's task) get going; correctness does not depend on it
     proc.send_signal(sig)
-    code = exit_code(proc)
+    code = exit_code(proc, watch)
     stderr = watch.text()
     assert code == 130 and "--resume" in stderr and "Traceback" not in stderr, stderr
     manifest = json.loads((out / "manifest.json").read_text())
@@ -148,11 +156,12 @@ def test_a_signal_stops_the_run_and_resume_finishes_it(sig, extra, tmp_path):
     if extra:
         pytest.importorskip("dask.distributed")
     out = tmp_path / "run"
-    proc = start(out, ARGS, extra)
-    wait_for_chunks(out, proc)
+    proc = start(out, ARGS, extra, stdout=subprocess.DEVNULL)
+    watch = StderrWatch(proc)  # read as it comes: a full pipe would block the process
+    wait_for_chunks(out, proc, watch)
     proc.send_signal(sig)
-    code = exit_code(proc)
-    _, stderr = proc.communicate()
+    code = exit_code(proc, watch)
+    stderr = watch.text()
     assert code == 130 and "--resume" in stderr and "Traceback" not in stderr, stderr
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is False and 0 < len(manifest["chunks_done"]) < 40
