@@ -31,6 +31,7 @@ from pathlib import Path
 import numba
 from numba import njit
 from numba.core import ir, types
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 
 CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
 
@@ -113,9 +114,28 @@ def _inline_without_copies() -> bool:
 
 INLINE_WITHOUT_COPIES = _inline_without_copies()
 
+
+class _Compiler(CompilerBase):
+    """Numba's nopython pipeline, plus ``frozen.FoldFrozenRules`` before the dead branch pruning that follows the
+    closures' and then the inlined helpers' inlining: a kernel compiled for a frozen rule set (``freeze``) never
+    types, nor compiles, what its rules switch off. Other compiles are Numba's own (the pass finds no frozen
+    argument)."""
+
+    def define_pipelines(self):
+        from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
+
+        from simcore.kernels.frozen import FoldFrozenRules
+
+        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(FoldFrozenRules, InlineClosureLikes)
+        pipeline.add_pass_after(FoldFrozenRules, InlineInlinables)
+        pipeline.finalize()
+        return [pipeline]
+
+
 # error_model="numpy": integer division by zero does not raise (kernels never divide by zero; the Python error
 # model would add a check to every division in the hot loop).
-_njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy")
+_njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy", pipeline_class=_Compiler)
 
 
 def kernel(func=None, *, inline: str = "never", nrt: bool = True, forceinline: bool = False):

@@ -25,10 +25,12 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from numba.core import types
+from numba.core import ir, types
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.datamodel import models, register_default
 from numba.core.extending import intrinsic, typeof_impl
 from numba.core.imputils import impl_ret_borrowed, lower_getattr_generic
+from numba.core.ir_utils import get_definition, guard
 
 from simcore.variants.base import Rules
 
@@ -114,3 +116,47 @@ def refrozen(typingctx, value, like):
         return args[0]
 
     return ret(value, like), codegen
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class FoldFrozenRules(FunctionPass):
+    """Untyped pass: each ``rules.field`` of a frozen rule set (an integer or boolean field read from an argument
+    of :class:`FrozenRulesType`, directly or through a copy such as an inlined helper's parameter) becomes the
+    constant it is, before Numba's dead branch pruning (``_jit``'s pipeline runs it before each pruning).
+
+    A constant folded only by LLVM comes too late for the compile time: by then every kernel called in the dead
+    branch has been typed and compiled (a Scopa run compiled Escoba's, Skopa's, Foracio's and Kaszinó's scoring,
+    the claim-out and tie-break rules it does not have). Numba prunes a branch on constants before typing, so the
+    kernels behind it are never compiled. Fields of other integer types stay reads (a literal would be typed
+    int64), and so does a field reached through anything but copies of the argument (a tuple, a record)."""
+
+    _name = "scopasim_fold_frozen_rules"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        frozen = {i: t for i, t in enumerate(state.args or ()) if isinstance(t, FrozenRulesType)}
+        if not frozen:
+            return False
+        func_ir = state.func_ir
+        changed = False
+        for block in func_ir.blocks.values():
+            for stmt in block.body:
+                value = stmt.value if isinstance(stmt, ir.Assign) else None
+                if not (isinstance(value, ir.Expr) and value.op == "getattr"):
+                    continue
+                base = guard(get_definition, func_ir, value.value)
+                typ = frozen.get(base.index) if isinstance(base, ir.Arg) else None
+                if typ is None or value.attr not in typ.fields:
+                    continue
+                index = typ.fields.index(value.attr)
+                field_type, constant = typ.types[index], typ.values[index]
+                if constant is None or field_type not in (types.int64, types.boolean):
+                    continue
+                folded = ir.Const(bool(constant) if field_type == types.boolean else constant, loc=value.loc)
+                definitions = func_ir._definitions[stmt.target.name]
+                definitions[definitions.index(value)] = folded
+                stmt.value = folded
+                changed = True
+        return changed
