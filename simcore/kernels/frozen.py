@@ -120,15 +120,18 @@ def refrozen(typingctx, value, like):
 
 @register_pass(mutates_CFG=False, analysis_only=False)
 class FoldFrozenRules(FunctionPass):
-    """Untyped pass: each ``rules.field`` of a frozen rule set (an integer or boolean field read from an argument
-    of :class:`FrozenRulesType`, directly or through a copy such as an inlined helper's parameter) becomes the
-    constant it is, before Numba's dead branch pruning (``_jit``'s pipeline runs it before each pruning).
+    """Untyped pass: each read of a rule that a frozen rule set fixes becomes the constant it is, before Numba's
+    dead branch pruning (``_jit``'s pipeline runs it before each pruning).
 
     A constant folded only by LLVM comes too late for the compile time: by then every kernel called in the dead
     branch has been typed and compiled (a Scopa run compiled Escoba's, Skopa's, Foracio's and Kaszinó's scoring,
-    the claim-out and tie-break rules it does not have). Numba prunes a branch on constants before typing, so the
-    kernels behind it are never compiled. Fields of other integer types stay reads (a literal would be typed
-    int64), and so does a field reached through anything but copies of the argument (a tuple, a record)."""
+    the claim-out and tie-break rules and Skopa's group captures, none of which it has). Numba prunes a branch on
+    constants before typing, so the kernels behind it are never compiled. What is folded (``_constant``): an
+    integer or boolean field (of type int64 or bool: a literal is typed int64) read from an argument of
+    :class:`FrozenRulesType`, and a field of the move generators' record (``moves.move_rules``,
+    ``first_play_rules`` but for its ``ace_sweeps``) made from one, through copies, ``borrow_fields`` and the
+    variables every definition of which agrees (an inlined helper's parameter, ``rs`` chosen between two records).
+    Anything else stays a read."""
 
     _name = "scopasim_fold_frozen_rules"
 
@@ -139,6 +142,10 @@ class FoldFrozenRules(FunctionPass):
         frozen = {i: t for i, t in enumerate(state.args or ()) if isinstance(t, FrozenRulesType)}
         if not frozen:
             return False
+        from simcore.kernels.moves import first_play_rules, move_rules
+        from simcore.kernels.workspace import borrow_fields
+
+        makers = {id(borrow_fields): None, id(move_rules): (), id(first_play_rules): ("ace_sweeps",)}
         func_ir = state.func_ir
         changed = False
         for block in func_ir.blocks.values():
@@ -146,17 +153,55 @@ class FoldFrozenRules(FunctionPass):
                 value = stmt.value if isinstance(stmt, ir.Assign) else None
                 if not (isinstance(value, ir.Expr) and value.op == "getattr"):
                     continue
-                base = guard(get_definition, func_ir, value.value)
-                typ = frozen.get(base.index) if isinstance(base, ir.Arg) else None
-                if typ is None or value.attr not in typ.fields:
+                constant = _constant(func_ir, value.value.name, value.attr, frozen, makers, set())
+                if constant is None or constant is _SEEN:
                     continue
-                index = typ.fields.index(value.attr)
-                field_type, constant = typ.types[index], typ.values[index]
-                if constant is None or field_type not in (types.int64, types.boolean):
-                    continue
-                folded = ir.Const(bool(constant) if field_type == types.boolean else constant, loc=value.loc)
+                folded = ir.Const(constant, loc=value.loc)
                 definitions = func_ir._definitions[stmt.target.name]
                 definitions[definitions.index(value)] = folded
                 stmt.value = folded
                 changed = True
         return changed
+
+
+_SEEN = object()  # a variable met again while resolving it: its other definitions decide
+
+
+def _constant(func_ir, name, attr, frozen, makers, seen):
+    """The constant value of ``name.attr`` (see ``FoldFrozenRules``), ``_SEEN``, or None when it is not one.
+
+    ``makers``: id of a function -> None (it gives its argument back: ``borrow_fields``) or the fields of the
+    record it makes from a rule set that are not that rule set's own."""
+    if name in seen:
+        return _SEEN
+    seen.add(name)
+    found = _SEEN
+    for definition in func_ir._definitions.get(name, ()):
+        if isinstance(definition, ir.Arg):
+            value = _field(frozen.get(definition.index), attr)
+        elif isinstance(definition, ir.Var):
+            value = _constant(func_ir, definition.name, attr, frozen, makers, seen)
+        elif isinstance(definition, ir.Expr) and definition.op == "call" and len(definition.args) == 1:
+            function = guard(get_definition, func_ir, definition.func)
+            key = id(getattr(function, "value", None)) if isinstance(function, ir.Global | ir.FreeVar) else None
+            if key not in makers or (makers[key] is not None and attr in makers[key]):
+                return None
+            value = _constant(func_ir, definition.args[0].name, attr, frozen, makers, seen)
+        else:
+            return None
+        if value is None or (found is not _SEEN and value is not _SEEN and value != found):
+            return None
+        if value is not _SEEN:
+            found = value
+    return found
+
+
+def _field(typ, attr):
+    """The constant of field ``attr`` of the frozen rules type ``typ`` (int64 or bool fields only), else None."""
+    if typ is None or attr not in typ.fields:
+        return None
+    index = typ.fields.index(attr)
+    field_type, constant = typ.types[index], typ.values[index]
+    if constant is None or field_type not in (types.int64, types.boolean):
+        return None
+    return bool(constant) if field_type == types.boolean else constant
