@@ -63,8 +63,7 @@ def measure_speed(games: int, reps: int) -> dict[str, Any]:
     from simcore.config import RunConfig
 
     api.set_threads(1)
-    # every row on the shared kernels: a user policy's run counts as dearer than greedy's (api.POLICY_COST), so at
-    # some sizes only its rows would get the kernels compiled for the rule set, and the ratio would compare kernels
+    # every row on the same kernels, the shared ones, so that the ratio compares the policies, not two kernels
     saved = os.environ.get("SCOPASIM_SPECIALISE")
     os.environ["SCOPASIM_SPECIALISE"] = "0"
     indices = np.arange(games, dtype=np.int64)

@@ -17,11 +17,9 @@ import numpy as np
 
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
-from simcore.policies import kernels as policy_kernels
 
 if TYPE_CHECKING:
     from simcore.pipeline import ChunkObserver
-    from simcore.policies import PolicyChoice
 
 ProgressFn = Callable[[int], None]
 # Called after each chunk with the run writer: a reason to stop early (a non-empty string, or True for "early"),
@@ -85,7 +83,7 @@ def play_chunk(
     choices = config.policy_choices()
     ids, params = policy_arrays(choices, config.rules)
     rules = config.compiled_rules()
-    special = specialised(config, choices)
+    special = specialised(config)
     try:
         return engine.play(
             rules, config.seed, games, ids, params, trace=trace, progress=progress, stop=stop, specialise=special
@@ -96,35 +94,15 @@ def play_chunk(
         raise explain_fault(config, fault.game) from None
 
 
-#: Runs of a game's default rules worth at least this many greedy games use kernels compiled for that rule set.
-SPECIALISE_MIN_GAMES = 100_000
-
-#: What one game costs next to a greedy game, roughly, by policy id (decisions/s of ``benchmarks.run``'s policies
-#: section, 2-player Scopa: greedy 34 M, furbo and random_card 9 M, user policies 7-15 M, points 5.7 M, lookahead
-#: 1.06 M, mc 40 k, search 15 k); random and greedy count 1.
-POLICY_COST = {
-    policy_kernels.POLICY_FURBO: 3,
-    policy_kernels.POLICY_RANDOM_CARD: 3,
-    policy_kernels.POLICY_USER: 3,
-    policy_kernels.POLICY_TARTALUCA: 5,
-    policy_kernels.POLICY_POINTS: 5,
-    policy_kernels.POLICY_DEFENSIVE: 5,
-    policy_kernels.POLICY_LOOKAHEAD: 30,
-    policy_kernels.POLICY_MC: 800,
-    policy_kernels.POLICY_SEARCH: 2000,
-}
-
-
-def specialised(config: RunConfig, choices: list[PolicyChoice] | None = None) -> bool:
+def specialised(config: RunConfig) -> bool:
     """Whether the run's kernels are compiled for its very rule set (``simcore.kernels.frozen``): same rows, about
-    a third more games/s in 2-player Scopa self-play and more for mc (its rollouts run the deal loop), for one
-    more compile (cached) per rule set.
+    a third more games/s in 2-player Scopa self-play and more for mc (its rollouts run the deal loop), and a
+    shorter first compile than the shared kernels', since it leaves out what the rules switch off
+    (``frozen.FoldFrozenRules``: 15 s against 28 s for 2-player Scopa greedy on the 2-core machine).
 
-    Done for the runs that repay it: the default rules of a game (any player count), which most runs use and so
-    share one cached copy, in runs worth at least ``SPECIALISE_MIN_GAMES`` greedy games (its games times the
-    dearest seat's ``POLICY_COST``: 100,000 greedy games, 125 of mc). A rule set varied in a study would pay a
-    compile (half a minute) per value, and small runs keep to the shared copy the rest of the tool already
-    loaded. ``SCOPASIM_SPECIALISE=1`` specialises every run, ``0`` none.
+    Done for the default rules of a game (any player count, any size), which most runs use and so share one
+    cached copy. A rule set varied in a study keeps to the shared kernels, compiled once for every value: a copy
+    per value would be a compile (15 s) per value. ``SCOPASIM_SPECIALISE=1`` specialises every run, ``0`` none.
     """
     setting = os.environ.get("SCOPASIM_SPECIALISE", "auto")
     if setting not in ("0", "1", "auto"):
@@ -132,11 +110,7 @@ def specialised(config: RunConfig, choices: list[PolicyChoice] | None = None) ->
     if setting != "auto":
         return setting == "1"
     defaults = config.spec.defaults()
-    if any(value != defaults[key] for key, value in config.rules.items() if key != "players"):
-        return False
-    seats = config.policy_choices() if choices is None else choices  # ``play_chunk`` passes the ones it parsed
-    cost = max(POLICY_COST.get(choice.spec.policy_id, 1) for choice in seats)
-    return config.games * cost >= SPECIALISE_MIN_GAMES
+    return all(value == defaults[key] for key, value in config.rules.items() if key != "players")
 
 
 def warm_up(config: RunConfig) -> None:

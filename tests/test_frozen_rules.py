@@ -9,13 +9,12 @@ from numba import njit
 from typer.testing import CliRunner
 
 from cli.app import app
-from simcore import api, engine
-from simcore.api import SPECIALISE_MIN_GAMES, specialised
+from simcore import engine
+from simcore.api import specialised
 from simcore.config import RunConfig
 from simcore.errors import ConfigError
 from simcore.kernels.frozen import FrozenRules, FrozenRulesType, freeze
 from simcore.policies import policy_arrays
-from simcore.policies.kernels import POLICY_MC
 from simcore.variants.base import Rules
 
 
@@ -87,14 +86,12 @@ def test_specialised_kernels_play_the_same_games(variant, policies, rules):
 
 def test_which_runs_are_specialised(monkeypatch):
     monkeypatch.delenv("SCOPASIM_SPECIALISE", raising=False)
-    big = SPECIALISE_MIN_GAMES
+    big = 1_000_000
     assert specialised(config("scopa", ("greedy",), games=big))
+    assert specialised(config("scopa", ("greedy",), games=1))  # the default rules at any size
+    assert specialised(config("scopa", ("greedy", "mc"), games=10))  # and any policies
     assert specialised(config("skopa", ("greedy",), games=big, players=3))  # defaults at any player count
-    assert not specialised(config("scopa", ("greedy",), games=big - 1))  # small runs share the kernels
     assert not specialised(config("scopa", ("greedy",), games=big, rules={"napola": "on"}))  # a varied rule set
-    mc_games = -(-big // api.POLICY_COST[POLICY_MC])  # a dearer policy reaches the line in fewer games
-    assert specialised(config("scopa", ("greedy", "mc"), games=mc_games))
-    assert not specialised(config("scopa", ("greedy", "mc"), games=mc_games - 1))
     monkeypatch.setenv("SCOPASIM_SPECIALISE", "1")
     assert specialised(config("scopa", ("greedy",), games=10, rules={"napola": "on"}))
     monkeypatch.setenv("SCOPASIM_SPECIALISE", "0")

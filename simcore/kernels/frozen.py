@@ -128,10 +128,10 @@ class FoldFrozenRules(FunctionPass):
     the claim-out and tie-break rules and Skopa's group captures, none of which it has). Numba prunes a branch on
     constants before typing, so the kernels behind it are never compiled. What is folded (``_constant``): an
     integer or boolean field (of type int64 or bool: a literal is typed int64) read from an argument of
-    :class:`FrozenRulesType`, and a field of the move generators' record (``moves.move_rules``,
-    ``first_play_rules`` but for its ``ace_sweeps``) made from one, through copies, ``borrow_fields`` and the
-    variables every definition of which agrees (an inlined helper's parameter, ``rs`` chosen between two records).
-    Anything else stays a read."""
+    :class:`FrozenRulesType`, and a field of the move generators' record (``moves.move_rules``, and
+    ``first_play_rules`` but for its ``ace_sweeps`` where the aces have a power) made from one; through copies,
+    ``borrow_fields`` and the variables every definition of which agrees (an inlined helper's parameter, ``rs``
+    chosen between two records). Anything else stays a read."""
 
     _name = "scopasim_fold_frozen_rules"
 
@@ -145,7 +145,11 @@ class FoldFrozenRules(FunctionPass):
         from simcore.kernels.moves import first_play_rules, move_rules
         from simcore.kernels.workspace import borrow_fields
 
-        makers = {id(borrow_fields): None, id(move_rules): (), id(first_play_rules): ("ace_sweeps",)}
+        def first_play(attr, resolve):  # Scopone's ace_first_play changes the aces' power only where they have one
+            value = resolve(attr)
+            return value if attr != "ace_sweeps" or value is _SEEN or value == 0 else None
+
+        makers = {id(borrow_fields): _same, id(move_rules): _same, id(first_play_rules): first_play}
         func_ir = state.func_ir
         changed = False
         for block in func_ir.blocks.values():
@@ -170,8 +174,8 @@ _SEEN = object()  # a variable met again while resolving it: its other definitio
 def _constant(func_ir, name, attr, frozen, makers, seen):
     """The constant value of ``name.attr`` (see ``FoldFrozenRules``), ``_SEEN``, or None when it is not one.
 
-    ``makers``: id of a function -> None (it gives its argument back: ``borrow_fields``) or the fields of the
-    record it makes from a rule set that are not that rule set's own."""
+    ``makers``: id of a function of one argument -> what field ``attr`` of its result is, given ``resolve(attr)``,
+    the value of that field of its argument."""
     if name in seen:
         return _SEEN
     seen.add(name)
@@ -184,9 +188,10 @@ def _constant(func_ir, name, attr, frozen, makers, seen):
         elif isinstance(definition, ir.Expr) and definition.op == "call" and len(definition.args) == 1:
             function = guard(get_definition, func_ir, definition.func)
             key = id(getattr(function, "value", None)) if isinstance(function, ir.Global | ir.FreeVar) else None
-            if key not in makers or (makers[key] is not None and attr in makers[key]):
+            if key not in makers:
                 return None
-            value = _constant(func_ir, definition.args[0].name, attr, frozen, makers, seen)
+            argument = definition.args[0].name
+            value = makers[key](attr, lambda a, arg=argument: _constant(func_ir, arg, a, frozen, makers, seen))
         else:
             return None
         if value is None or (found is not _SEEN and value is not _SEEN and value != found):
@@ -194,6 +199,11 @@ def _constant(func_ir, name, attr, frozen, makers, seen):
         if value is not _SEEN:
             found = value
     return found
+
+
+def _same(attr, resolve):
+    """A maker whose result has its argument's fields (``borrow_fields``, ``move_rules``)."""
+    return resolve(attr)
 
 
 def _field(typ, attr):
