@@ -60,17 +60,6 @@ def play(cfg: RunConfig, special: bool, trace: bool = False):
         ("scopa", ("greedy", "mc:samples=4"), {}),  # the one-card loop, the quick policies and mc's rollouts
         # Kaszinó's own loop, with options folded in the way that is not the default
         ("kaszino", ("random", "points"), {"max_sum": 0, "max_hand_cards": 2, "out_call": "manual"}),
-        # the branches a frozen compile prunes before typing (FoldFrozenRules): each game's scoring, the options
-        # that are off by default turned on, and the move generators' record (Skopa's group captures)
-        (
-            "scopa",
-            ("greedy", "random", "lookahead"),
-            {"players": 3, "claim_out": "on", "tie_break": "parlett_countout", "napola": True},
-        ),
-        ("skopa", ("greedy", "random"), {"multi_group_capture": True}),
-        ("foracio", ("mc:samples=2", "random", "greedy", "points"), {}),
-        ("scopone", ("greedy", "random", "defensive", "random"), {}),
-        ("escoba", ("lookahead", "random", "greedy"), {"players": 3}),
     ],
 )
 def test_specialised_kernels_play_the_same_games(variant, policies, rules):
