@@ -146,10 +146,10 @@ class FoldFrozenRules(FunctionPass):
         from simcore.kernels.workspace import borrow_fields
 
         def first_play(attr, resolve):  # Scopone's ace_first_play changes the aces' power only where they have one
-            value = resolve(attr)
+            value = _record(attr, resolve)
             return value if attr != "ace_sweeps" or value is _SEEN or value == 0 else None
 
-        makers = {id(borrow_fields): _same, id(move_rules): _same, id(first_play_rules): first_play}
+        makers = {id(borrow_fields): _same, id(move_rules): _record, id(first_play_rules): first_play}
         func_ir = state.func_ir
         changed = False
         for block in func_ir.blocks.values():
@@ -202,8 +202,14 @@ def _constant(func_ir, name, attr, frozen, makers, seen):
 
 
 def _same(attr, resolve):
-    """A maker whose result has its argument's fields (``borrow_fields``, ``move_rules``)."""
+    """A maker whose result has its argument's fields (``borrow_fields``)."""
     return resolve(attr)
+
+
+def _record(attr, resolve):
+    """A maker of the move generators' record (``move_rules``): its argument's fields, each an int64."""
+    value = resolve(attr)
+    return value if value is None or value is _SEEN else int(value)
 
 
 def _field(typ, attr):
