@@ -227,13 +227,7 @@ def _play_or_stop(args: tuple, control: np.ndarray, features: tuple) -> None:
 def _play(args: tuple, control: np.ndarray, features: tuple) -> None:
     """``run_games`` in this thread, with a scratch of its own: it plays the chunk's blocks it claims."""
     rules = args[2]  # (games, seed, rules, ids, params, out, trace)
-    run_games(*args, control, scratch(rules, control), *features)
-
-
-def scratch(rules: Rules, control: np.ndarray):
-    """``make_scratch`` for the rules of a run, frozen or not: made from plain ``Rules``, so that its kernel, which
-    reads only the rules' sizes, is compiled once for every game and rule set (0.9 s a copy)."""
-    return make_scratch(Rules._make(rules), control)
+    run_games(*args, control, make_scratch(rules.max_moves, control), *features)
 
 
 @cache
@@ -274,7 +268,8 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     control = np.zeros(CONTROL_SIZE, np.int64)
     with numba_without_scipy_blas():  # the scratch's kernel may be the first this process loads
-        call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch(rules, control), *features)
+        scratch = make_scratch(rules.max_moves, control)
+        call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
         key = repr(tuple(numba.typeof(a) for a in call))
         with compile_lock(key):
             run_games(*call)

@@ -67,7 +67,7 @@ def direct(config: RunConfig, games: np.ndarray):
     rules = config.compiled_rules()
     out = engine.allocate(rules, len(games), engine.DEFAULT_DEAL_SLOTS, False)
     control, features = np.zeros(CONTROL_SIZE, np.int64), engine.run_features(rules, ids)
-    scratch = make_scratch(rules, control)
+    scratch = make_scratch(rules.max_moves, control)
     run_games(games, np.int64(config.seed), rules, ids, params, out, False, control, scratch, *features)
     assert not out.overflow.any()  # the comparison below needs no retry
     return out

@@ -1,4 +1,4 @@
-"""Rules folded into the machine code: one compiled copy of the kernels per rule set, for the runs that pay it.
+"""Rules folded into the machine code: a compiled copy of the kernels for a game's default rules (``api.specialised``).
 
 The kernels read every rule as data (``Rules``, a named tuple passed down the call tree), so one compiled copy
 serves every rule set of every game; the price is that each play tests options that are off, for games that are
