@@ -132,7 +132,11 @@ CASE_IDS = [f"{variant}-{i}" for variant, configs in CONFIGS.items() for i in ra
 MOVE_RULES = {
     "skopa": [{"court_takes": "all_same_rank"}, {"multi_group_capture": True}],
     "foracio": [{"court_takes": "all_same_rank", "table_ace_in_sums": True}, {"table_ace_in_sums": True}],
-    "kaszino": [],
+    "kaszino": [
+        {"max_sum": 0},
+        {"max_hand_cards": 2},
+        {"max_sum": 20, "max_hand_cards": 1},
+    ],  # sizes of the listed sums
 }
 
 

@@ -5,17 +5,16 @@ once per position, the bitset of the sums its subsets reach (``reach |= reach <<
 values a byte each; a hand card whose capture total is not reached costs one shift, and one whose total is
 walks the ascending submasks of the table cards that may enter its sums (its rank and below), each sum from the
 previous one in a few operations (``next_sum``), appending those that match: ascending submasks are the
-canonical order. Kaszinó's exchanges use ``table_subset_sums`` instead, which stores the value sum of every
-subset of the table's sum cards in compressed form (bit j = the j-th table card; ``sums[i] = sums[i without its
-lowest bit] + value``), scanned by each hand card for its value: about 2**k additions, then 2**k comparisons per
-hand card, where k is typically 3..6. Compressed patterns keep the numeric order of the masks they stand for, so
-the captures come out in canonical order too.
+canonical order. Kaszinó's exchanges list only the table subsets within the largest total a hand group may make
+(``bounded_table_sums``, ascending by mask: a typical Kaszinó table has 2-4 cards and a handful of such subsets),
+scanned by each hand group for its total.
 
-Larger tables (possible only when capture is not compulsory) use ``append_sum_subsets``, a depth-first search
-over the cards in ascending id order. Capture values never decrease with the card id among the cards that take
-part in sums (A..7, J8, Q9, K10 in Scopa; A..10 in the 52-card games), so when adding the next card overshoots
-the target every later card overshoots too and the search backtracks at once. Its state is two scalars (the
-subset as a mask and its sum); it visits each subset whose sum is at most the target once.
+Larger tables (possible only when capture is not compulsory), and Kaszinó tables with more such subsets than their
+slots, use ``append_sum_subsets``, a depth-first search over the cards in ascending id order. Capture values never
+decrease with the card id among the cards that take part in sums (A..7, J8, Q9, K10 in Scopa; A..10 in the
+52-card games), so when adding the next card overshoots the target every later card overshoots too and the search
+backtracks at once. Its state is two scalars (the subset as a mask and its sum); it visits each subset whose sum is
+at most the target once.
 
 Bounds. Values are at least 1, so a capture of value ``v`` takes at most ``v`` cards. The largest number of
 subsets with one sum is reached when the whole pack is on the table: 1,702 for sum 10 in the 40-card pack and
@@ -39,9 +38,9 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from simcore._jit import inline_kernel, kernel
+from simcore._jit import inline_kernel, kernel, llvm_inline_kernel
 from simcore.kernels.bits import highest, lowest, popcount
-from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS, TCARDS
+from simcore.kernels.workspace import FAULT, FAULT_MOVES, MOVES, SMALL_TABLE, SUMS
 from simcore.rng import wrapping_mul
 from simcore.variants.base import MULTI_DIMS, MULTI_GROUPS, MULTI_SCRATCH, MULTI_STATES
 
@@ -164,7 +163,7 @@ def table_reach(avail, value_by_rank):
 @inline_kernel
 def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
     """Append ``(card, subset)`` for every subset of ``avail`` (at most ``REACH_TABLE`` cards) whose values sum to
-    ``target``, ascending, as ``append_small_table_sums`` does; ``sums``: ``table_reach(avail)``; ``below``: the
+    ``target``, ascending, as ``append_sum_subsets`` does; ``sums``: ``table_reach(avail)``; ``below``: the
     cards of ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or
     all of them: ``sum_candidates``).
 
@@ -202,40 +201,49 @@ def put_move(ps, n, play, take):
     return n + 1
 
 
-@kernel(nrt=False)
-def table_subset_sums(ps, avail, value_by_rank):
-    """Compress ``avail`` into ``ps[TCARDS:TCARDS+k]`` and fill ``ps[SUMS + i]`` for every ``i < 2**k``.
+SUM_BITS = 6  # ``bounded_table_sums`` packs a subset as ``mask << SUM_BITS | sum``: sums up to 39 (three kings)
+SUM_FIELD = (1 << SUM_BITS) - 1
+SUM_SLOTS = 1 << SMALL_TABLE  # the slots of ``SUMS``
 
-    Returns ``k``, or -1 when the table has more than ``SMALL_TABLE`` sum cards (then use the search).
+
+@llvm_inline_kernel
+def bounded_table_sums(ps, avail, value_by_rank, bound):
+    """List every subset of ``avail`` whose values sum to at most ``bound`` in ``ps[SUMS:]``, ascending by mask,
+    packed as ``mask << SUM_BITS | sum`` (the empty set first); returns their number, or -1 when they do not fit.
+
+    Kaszinó's exchanges: the list of the first j table cards, then the same list with card j added to each entry
+    whose sum stays within the bound, appended (card j is above every card before it, so the order holds). Only
+    the subsets a hand can match are made, not all 2**k of the table's.
     """
-    k = 0
+    ps[SUMS] = 0
+    n = 1
     rest = avail
     while rest != 0:
-        if k == SMALL_TABLE:
-            return -1
         c = lowest(rest)
         rest ^= 1 << c
-        ps[TCARDS + k] = c
-        k += 1
-    ps[SUMS] = 0
-    for i in range(1, 1 << k):
-        low = lowest(i)
-        ps[SUMS + i] = ps[SUMS + (i ^ (1 << low))] + card_value(ps[TCARDS + low], value_by_rank)
-    return k
+        v = card_value(c, value_by_rank)
+        if v > bound:
+            continue
+        add = (1 << (c + SUM_BITS)) + v
+        m = n
+        for i in range(n):
+            entry = ps[SUMS + i]
+            if (entry & SUM_FIELD) + v <= bound:
+                if m == SUM_SLOTS:
+                    return -1
+                ps[SUMS + m] = entry + add
+                m += 1
+        n = m
+    return n
 
 
-@kernel(nrt=False)
-def append_small_table_sums(ps, k, target, card, n):
-    """Append ``(card, subset)`` for the compressed table subsets (``table_subset_sums``) summing to target."""
-    for i in range(1, 1 << k):
-        if ps[SUMS + i] == target:
-            take = 0
-            x = i
-            while x != 0:
-                b = lowest(x)
-                x ^= 1 << b
-                take |= 1 << ps[TCARDS + b]
-            n = put_move(ps, n, card, take)
+@llvm_inline_kernel
+def append_listed_sums(ps, count, target, card, n):
+    """Append ``(card, subset)`` for the listed subsets (``bounded_table_sums``) summing to ``target``."""
+    for i in range(1, count):
+        entry = ps[SUMS + i]
+        if (entry & SUM_FIELD) == target:
+            n = put_move(ps, n, card, entry >> SUM_BITS)
     return n
 
 
@@ -306,24 +314,22 @@ def sum_candidates(c, sum_to):
 
 
 @kernel(nrt=False)
-def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all):
+def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, n, sum_to, court_all):
     """Append every capture the single card ``card_id`` can make on ``table``; returns the new count.
 
     A card of ``rank_only`` (court cards in Skopa and Foracio) takes one table card of its own rank, or with
     ``court_all`` (``court_takes="all_same_rank"``) every table card of its rank in one move. A sum card
     takes any set of table sum cards adding up to its value; with single-card priority (Scopa S5), when a table
     card of the same value lies on the table, only those single cards. Capture values are a function of the rank,
-    one value per rank among the sum cards, so "same value" is "same rank". Sums come from the compressed subset
-    sums when the table is small (``k >= 0``), else from the search. With ``sum_to`` > 0 (Escoba) the sets add up
-    to ``sum_to`` minus the card's value instead (``capture_target``; Escoba has no rank-only cards and no
-    priority), a target of 5..14 for Escoba's values 1..10: the same search, another total.
+    one value per rank among the sum cards, so "same value" is "same rank". Sums come from the search (a table of
+    more than ``REACH_TABLE`` sum cards; smaller ones take ``append_reached_captures``). With ``sum_to`` > 0
+    (Escoba) the sets add up to ``sum_to`` minus the card's value instead (``capture_target``; Escoba has no
+    rank-only cards and no priority), a target of 5..14 for Escoba's values 1..10: the same search, another total.
     """
     n, target = append_single_captures(ps, card_id, table, priority, sum_mask, value_by_rank, rank_only, court_all, n)
     if target <= 0:
         return n
     target = capture_target(target, sum_to)
-    if k >= 0:
-        return append_small_table_sums(ps, k, target, 1 << card_id, n)
     return append_sum_subsets(ps, table & sum_mask, target, value_by_rank, 1 << card_id, n)
 
 

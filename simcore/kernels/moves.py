@@ -12,19 +12,19 @@ see ``move_rules``); a tuple of ints is passed by value, so it costs no referenc
 
 from __future__ import annotations
 
-from simcore._jit import inline_kernel, kernel
+from simcore._jit import inline_kernel, kernel, llvm_inline_kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
     REACH_TABLE,
     append_card_captures,
+    append_listed_sums,
     append_multi_captures,
     append_reached_captures,
-    append_small_table_sums,
     append_sum_subsets,
+    bounded_table_sums,
     mask_value,
     put_move,
     table_reach,
-    table_subset_sums,
 )
 from simcore.kernels.ruleinfo import move_rules_of, replaced
 from simcore.kernels.workspace import MOVES
@@ -39,7 +39,6 @@ from simcore.variants.base import (
 )
 
 ACES = 0xF
-REACHED = -2  # ``table_sums``'s k when the sum captures come from the reachable sums (``table_reach``)
 ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
 
 
@@ -95,9 +94,8 @@ def list_moves(ps, hand, table, rs):
     """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``REACH_TABLE`` sum cards
     (every table of a game with compulsory capture) gets the bitset of the sums its subsets reach (``table_reach``:
     one shift a card), so a hand card that cannot capture costs no scan and one that can walks only the subsets of
-    the cards its sums may take; a larger one gets its compressed subset sums or the search
-    (``table_subset_sums``)."""
-    k, sums = table_sums(ps, table, rs)
+    the cards its sums may take; a larger one gets the search (``append_sum_subsets``)."""
+    reached, sums = table_sums(table, rs)
     n = 0
     rest = hand
     if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
@@ -105,26 +103,25 @@ def list_moves(ps, hand, table, rs):
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        n = append_card_moves(ps, c, table, rs, k, n, sums)
+        n = append_card_moves(ps, c, table, rs, reached, n, sums)
     if n == 0 and rs.forced_capture == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
     return n
 
 
 @inline_kernel
-def table_sums(ps, table, rs):
-    """(k, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
-    cards: ``k`` = ``REACHED`` and ``sums`` from ``table_reach``; more: ``k`` from ``table_subset_sums`` (-1: the
-    search) and ``sums`` unused."""
+def table_sums(table, rs):
+    """(reached, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
+    cards: ``reached`` and ``sums`` from ``table_reach``; more: the search, ``sums`` unused."""
     avail = table & rs.sum_mask
     if popcount(avail) > REACH_TABLE:
-        return table_subset_sums(ps, avail, rs.value_by_rank), (0, 0, 0)
-    return REACHED, table_reach(avail, rs.value_by_rank)
+        return False, (0, 0, 0)
+    return True, table_reach(avail, rs.value_by_rank)
 
 
 @inline_kernel
-def append_card_moves(ps, c, table, rs, k, n, sums):
-    """Append the moves hand card ``c`` makes on ``table``; ``k`` and ``sums`` say how its sum captures are found
+def append_card_moves(ps, c, table, rs, reached, n, sums):
+    """Append the moves hand card ``c`` makes on ``table``; ``reached`` and ``sums`` say how its sum captures are found
     (``table_sums``).
 
     What one card adds to ``legal_moves``, whatever else the hand holds: under ``player`` a card that cannot
@@ -139,10 +136,10 @@ def append_card_moves(ps, c, table, rs, k, n, sums):
         n = put_move(ps, n, 1 << c, 0)
     if rs.multi_group != 0:  # Skopa's multi_group_capture: a largest union of disjoint groups
         m = append_multi_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, n)
-    elif k == REACHED:
+    elif reached:
         m = append_reached_captures(ps, c, table, rs, n, sums)
     else:
-        m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, k, n, sum_to, court_all)
+        m = append_card_captures(ps, c, table, priority, sum_mask, value_by_rank, rank_only, n, sum_to, court_all)
     if rs.sum_fewest != 0:
         m = keep_fewest(ps, n, m)
     if m == n and forced == FORCED_CARD:
@@ -177,18 +174,22 @@ def append_trails(ps, hand, n):
     return n
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def exchange_moves(ps, hand, table, rs, trail_only):
     """Kaszinó moves (K3, K4): exchanges of hand cards against table cards of equal value total, and trails.
 
-    Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted,
-    so the moves are in canonical order. ``trail_only``: the forced trail of a double move (K6).
+    Hand subsets are walked in increasing mask order (``sub = (sub - hand) & hand``), table subsets come sorted
+    (``bounded_table_sums``: only those within the largest total a hand group may make), so the moves are in
+    canonical order. ``trail_only``: the forced trail of a double move (K6).
     """
     forced, sum_mask, value_by_rank = rs.forced_capture, rs.sum_mask, rs.value_by_rank
     max_sum, max_hand_cards = rs.max_sum, rs.max_hand_cards
     if trail_only:
         return append_trails(ps, hand, 0)
-    k = table_subset_sums(ps, table & sum_mask, value_by_rank)
+    bound = mask_value(hand, value_by_rank)  # no hand group makes more
+    if max_sum > 0:
+        bound = min(bound, max_sum)
+    count = bounded_table_sums(ps, table & sum_mask, value_by_rank, bound)
     n = 0
     sub = 0
     while True:
@@ -202,8 +203,8 @@ def exchange_moves(ps, hand, table, rs, trail_only):
         total = mask_value(sub, value_by_rank)
         if max_sum > 0 and total > max_sum:
             continue
-        if k >= 0:
-            n = append_small_table_sums(ps, k, total, sub, n)
+        if count >= 0:
+            n = append_listed_sums(ps, count, total, sub, n)
         else:
             n = append_sum_subsets(ps, table & sum_mask, total, value_by_rank, sub, n)
     if n == 0:

@@ -34,8 +34,8 @@ Decision space ``ps`` (int64 slots, numbered the same way)::
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
                      (allocated in its order, n = 27 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
-    TCARDS  [10]     compressed table cards for the subset sums (SMALL_TABLE of them)
-    SUMS    [1024]   value sum of each compressed table subset
+    TCARDS  [10]     unused since 2026-12-05 (the compressed table cards); kept so that no slot after it moves
+    SUMS    [1024]   Kaszinó's listed table subsets and their sums (``captures.bounded_table_sums``)
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs; under Skopa's multi_group_capture
                      the last MULTI_SCRATCH slots are the largest-union search's (``Rules.max_moves`` counts them)
     --- then a second space of the same layout (``reply_space``), where look-ahead policies list the replies
@@ -110,9 +110,9 @@ SUBSTREAM = _ps.take(4)
 WEIGHT = _ps.take(52)
 RULE_INFO = _ps.take(len(POLICY_RULES))  # the policy-visible rule values, one slot per entry of POLICY_RULES
 RI = RuleSlots(*range(RULE_INFO, RULE_INFO + len(POLICY_RULES)))  # slot of each by its Rules field: ps[RI.sum_to]
-SMALL_TABLE = 10  # tables with at most this many sum cards use the compressed subset sums
-TCARDS = _ps.take(SMALL_TABLE)  # the compressed table cards of the subset sums
-SUMS = _ps.take(1 << SMALL_TABLE)  # value sum of each compressed table subset
+SMALL_TABLE = 10  # sizes SUMS (2**SMALL_TABLE slots)
+TCARDS = _ps.take(SMALL_TABLE)  # unused (once the compressed table cards): the end of the rule slots, and no slot moves
+SUMS = _ps.take(1 << SMALL_TABLE)  # Kaszinó's listed table subsets (``captures.bounded_table_sums``)
 MOVES = _ps.take()  # the legal moves from here on: 2 * max_moves slots (``move_space_size``)
 MAX_SAMPLES = 256
 

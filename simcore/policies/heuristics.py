@@ -366,13 +366,13 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     space = reply_space(ps)
     space[FAULT] = 0
     rs = reply_rules(ps)
-    k, sums = table_sums(space, table, rs)
+    reached, sums = table_sums(table, rs)
     movers = 0
     rest = cards
     while rest != 0:
         c = lowest(rest)
         rest ^= 1 << c
-        n = append_card_moves(space, c, table, rs, k, 0, sums)
+        n = append_card_moves(space, c, table, rs, reached, 0, sums)
         if n == 0:
             continue
         movers |= 1 << c
