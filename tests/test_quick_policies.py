@@ -16,20 +16,19 @@ import numpy as np
 import pytest
 
 from simcore.cards import cards_of
-from simcore.kernels.captures import mask_value
+from simcore.kernels.captures import (
+    VALUE_BYTES_CARDS,
+    mask_value,
+    next_sum,
+    nth_summing_subset,
+    store_prefix_lanes,
+    value_bytes,
+)
 from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import (
-    QUICK_TABLE,
-    VALUE_BYTES_CARDS,
-    lanes_after,
-    next_sum,
-    quick_choice,
-    subset_sum_lanes,
-    value_bytes,
-)
+from simcore.policies.quick import QUICK_TABLE, lanes_after, quick_choice, subset_sum_lanes
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -165,6 +164,32 @@ def test_next_sum_walks_the_ascending_submasks_with_their_values():
             i += 1
             assert total == mask_value(s, rules.value_by_rank)
         assert i == 2 ** bin(avail).count("1") - 1
+
+
+@pytest.mark.parametrize("variant", ["scopa", "escoba", "skopa"])
+def test_nth_summing_subset_decodes_the_ascending_subsets_of_each_sum(variant):
+    """``nth_summing_subset`` gives, for every target 1..15 and every index, the subsets of a card set (the lowest
+    cards of the set whose prefix lanes were stored) with that value sum in ascending mask order, as brute force
+    lists them, on sets of up to ``QUICK_TABLE`` cards."""
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve({}))
+    value = rules.value_by_rank
+    ps = np.zeros(decision_space_size(rules.max_moves), dtype=np.int64)
+    rng = random.Random(11)
+    cards = cards_of(rules.pack & rules.sum_mask)
+    decoded = 0
+    for _ in range(150):
+        table = sorted(rng.sample(cards, rng.randint(0, QUICK_TABLE)))
+        store_prefix_lanes(ps, sum(1 << c for c in table), value)
+        for k in range(len(table) + 1):
+            avail = sum(1 << c for c in table[:k])  # the k lowest cards (a card's sum candidates)
+            masks = sorted(sum(1 << table[j] for j in range(k) if s >> j & 1) for s in range(1, 1 << k))
+            for target in range(1, 16):
+                want = [m for m in masks if mask_value(m, value) == target]
+                got = [nth_summing_subset(ps, avail, value, target, i) for i in range(len(want))]
+                assert got == want, (table[:k], target)
+                decoded += len(want)
+    assert decoded > 2000
 
 
 @pytest.mark.parametrize("variant", ["scopa", "escoba", "skopa"])

@@ -106,6 +106,45 @@ def lane(lo, hi, v):
     return (word >> (8 * (v & 7))) & 255
 
 
+@inline_kernel
+def store_prefix_lanes(ps, avail, value_by_rank):
+    """``ps[SUMS + 2j]``, ``ps[SUMS + 2j + 1]`` = the lanes (``subset_sum_lanes``) of the ``j`` lowest cards of
+    ``avail``, for ``nth_summing_subset`` (at most ``QUICK_TABLE`` cards: the lanes are exact)."""
+    lo = 1
+    hi = 0
+    j = 0
+    while avail != 0:
+        c = lowest(avail)
+        avail ^= 1 << c
+        ps[SUMS + 2 * j] = lo
+        ps[SUMS + 2 * j + 1] = hi
+        lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
+        j += 1
+
+
+@inline_kernel
+def nth_summing_subset(ps, avail, value_by_rank, target, idx):
+    """Subset number ``idx`` (0-based, ascending by mask) of ``avail`` whose values sum to ``target``: ``idx`` must
+    be below their number. ``avail`` is made of the lowest cards of the set given to ``store_prefix_lanes``.
+
+    Masks ascend with their highest differing card, so card by card from the top: the subsets without it come
+    first, and the lanes of the cards below it count them. ``k`` steps without a branch, where walking the
+    ascending submasks to the ``idx``-th match costs up to ``2**k`` (a random move on an Escoba table of 8)."""
+    k = popcount(avail)
+    take = 0
+    rest = avail
+    while rest != 0:
+        c = highest(rest)
+        rest ^= 1 << c
+        k -= 1
+        below = lane(ps[SUMS + 2 * k], ps[SUMS + 2 * k + 1], target)
+        inside = idx >= below
+        idx = idx - below if inside else idx
+        target = target - card_value(c, value_by_rank) if inside else target
+        take = take | (1 << c) if inside else take
+    return take
+
+
 VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
 
 

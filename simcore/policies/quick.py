@@ -28,16 +28,14 @@ from __future__ import annotations
 from simcore._jit import inline_kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.captures import (
-    VALUE_BYTES_CARDS,
     capture_target,
     card_value,
     lane,
     lanes_times,
-    mask_value,
-    next_sum,
+    nth_summing_subset,
+    store_prefix_lanes,
     subset_sum_lanes,
     sum_candidates,
-    value_bytes,
 )
 from simcore.kernels.workspace import RNG, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
@@ -100,30 +98,16 @@ def singles_of(c, table, priority, sum_mask, rank_only):
 
 
 @inline_kernel
-def nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to):
+def nth_capture(ps, c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
     singles = singles_of(c, table, priority, sum_mask, rank_only)
     if (rank_only >> c) & 1 and court_all != 0:
         return singles  # court_takes="all_same_rank": its one capture takes them all
     if singles != 0 or (rank_only >> c) & 1:
         return nth_bit(singles, idx)
-    v = capture_target(card_value(c, value_by_rank), sum_to)
     avail = table & sum_mask & sum_candidates(c, sum_to)
-    wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards (Escoba's tables): each subset summed
-    values, before = (0, 0) if wide else value_bytes(avail, value_by_rank)
-    s = 0
-    i = 0
-    total = 0
-    while True:
-        s = (s - avail) & avail  # next submask, ascending: subset i + 1 of ``value_bytes``
-        if s == 0:
-            return 0
-        total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
-        i += 1
-        if total == v:
-            if idx == 0:
-                return s
-            idx -= 1
+    store_prefix_lanes(ps, avail, value_by_rank)
+    return nth_summing_subset(ps, avail, value_by_rank, capture_target(card_value(c, value_by_rank), sum_to), idx)
 
 
 @inline_kernel
@@ -227,7 +211,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         idx -= 1
     elif cap == 0:
         return 1 << c, 0
-    return 1 << c, nth_capture(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to)
+    return 1 << c, nth_capture(ps, c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to)
 
 
 @inline_kernel
@@ -239,7 +223,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
-    values, before, have_values, wide = 0, 0, False, False
+    have_lanes = False
     rest = hand
     while rest != 0:
         c = lowest(rest)
@@ -281,25 +265,16 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
                 if score > best:
                     best_play, best_take, best = play, t, score
             continue
-        if not have_values:  # the table's sum cards: each card's ``avail`` is a prefix of them
-            wide = popcount(table & sum_mask) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
-            if not wide:
-                values, before = value_bytes(table & sum_mask, value_by_rank)
-            have_values = True
+        if not have_lanes:  # the table's sum cards: each card's ``avail`` is their lowest cards
+            store_prefix_lanes(ps, table & sum_mask, value_by_rank)
+            have_lanes = True
         v = capture_target(card_value(c, value_by_rank), sum_to)
         avail = table & sum_mask & sum_candidates(c, sum_to)
-        s = 0
-        i = 0
-        total = 0
-        while cap != 0:  # the lanes counted ``cap`` subsets summing to v: stop at the last
-            s = (s - avail) & avail
-            total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
-            i += 1
-            if total == v:
-                cap -= 1
-                score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
-                if score > best:
-                    best_play, best_take, best = play, s, score
+        for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
+            s = nth_summing_subset(ps, avail, value_by_rank, v, i)
+            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
+            if score > best:
+                best_play, best_take, best = play, s, score
     if captures == 0 and forced != FORCED_NONE and forced != FORCED_CARD:  # forced=player, nothing captures
         rest = hand
         while rest != 0:
