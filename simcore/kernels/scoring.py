@@ -373,13 +373,16 @@ def kaszino_sure_points(pile, tabla_pts, sc):
     return total
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def score_deal(rules, piles, sweep_pts, same_suit, points, work, partial):
     """Deal points ``points[side, category]`` of the variant (categories in ``VariantSpec.categories`` order).
 
     ``sweep_pts``: each side's sweep points of the deal (scope, táblas); ``same_suit``: Foracio's same-suit
     capture points; ``partial``: the deal was cut short by a mid-deal win. Returns False, leaving the points at
     zero, for a variant id that no branch scores (the caller turns it into an error).
+
+    LLVM-inlined into its callers: every Monte Carlo rollout ends with it, and a call passed the whole rule tuple
+    (69 fields) on the stack (with ``montecarlo.deal_margin`` inlined too, mc's decisions/s +10%).
     """
     for side in range(rules.n_sides):
         for k in range(rules.n_categories):

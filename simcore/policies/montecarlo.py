@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import kernel, llvm_inline_kernel
 from simcore.kernels.bits import list_cards, popcount, suit_mask
 from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, VIEW_SEAT, run_deal
@@ -112,7 +112,7 @@ def rollout_policy(rollout):
     return -1
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def deal_margin(rules, state, points, work, side, status, rps):
     """The side's deal points minus the best other side's at the end of a rollout (a mid-deal win: +-100).
 
