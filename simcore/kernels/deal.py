@@ -64,6 +64,7 @@ from simcore.kernels.workspace import (
     MOVES,
     PILES,
     RI,
+    RNG,
     SAME_SUIT,
     SWEEP_COUNT,
     SWEEP_ORDER,
@@ -74,9 +75,9 @@ from simcore.kernels.workspace import (
     data_pointer,
 )
 from simcore.policies.heuristics import P_EPSILON
-from simcore.policies.kernels import choose, choose_quick, needs_state
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose, choose_quick, needs_state
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
-from simcore.rng import bounded, draw_bounded
+from simcore.rng import GOLDEN, bounded, draw_bounded, wrapping_add
 from simcore.variants.base import (
     ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
@@ -511,6 +512,23 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     return status, ne
 
 
+@inline_kernel
+def quick_exchange(ps, hand, table, rs, mode, policy, params, seat):
+    """The index of the Kaszinó move a quick policy (``quick_policy``: random, greedy, the rollouts'
+    epsilon-greedy) picks, with the moves listed in ``ps`` as ``prepare`` lists them but no view written (these
+    policies read none), the same draws as ``choose_quick``. Greedy's only move needs no scan, and random's a
+    step of its stream: ``bounded(ps, i, 1)`` draws 0 and advances the state by one step whatever it is (over
+    half of Kaszinó's plays have one move)."""
+    space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
+    n_moves = exchange_moves(space, hand, table, rs, mode == MOVES_TRAIL)
+    if n_moves == 1 and policy == POLICY_GREEDY:
+        return 0
+    if n_moves == 1 and policy == POLICY_RANDOM:
+        ps[RNG + 1 + seat] = wrapping_add(ps[RNG + 1 + seat], GOLDEN)
+        return 0
+    return choose_quick(ps, policy, params, n_moves, seat)
+
+
 @kernel(nrt=False)
 def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
     """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``run_family``.
@@ -561,15 +579,19 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                 resume = False
             else:
                 mode = MOVES_TRAIL if double and step == 0 else MOVES_EXCHANGE
-                open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
-                n_moves = prepare(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, rs, mode, open_hand)
-                if needs_state(policy_ids[p]):
-                    status = DEAL_NEED
-                    break
-                if full is not None:
-                    i = choose(ps, policy_ids[p], params, n_moves, p)
-                else:  # compiled without the listed policies (``engine.run_features``)
-                    i = choose_quick(ps, policy_ids[p], params, n_moves, p)
+                policy = policy_ids[p]
+                if quick_policy(policy):  # the moves, without the view nobody reads (``quick_exchange``)
+                    i = quick_exchange(ps, gs[HANDS + p], table, rs, mode, policy, params, p)
+                else:
+                    open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
+                    n_moves = prepare(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, rs, mode, open_hand)
+                    if needs_state(policy):
+                        status = DEAL_NEED
+                        break
+                    if full is not None:
+                        i = choose(ps, policy, params, n_moves, p)
+                    else:  # compiled without the listed policies (``engine.run_features``)
+                        i = choose_quick(ps, policy, params, n_moves, p)
             play = ps[MOVES + 2 * i]
             take = ps[MOVES + 2 * i + 1]
             gs[HANDS + p] &= ~play
