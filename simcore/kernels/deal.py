@@ -232,6 +232,14 @@ def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_
         n_moves = list_moves(space, hand, table, rs)
     else:
         n_moves = exchange_moves(space, hand, table, rs, mode == MOVES_TRAIL)
+    write_view(gs, ps, seat, side, table, seen, stock, deal_idx, t, open_hand, n_moves)
+    return n_moves
+
+
+@inline_kernel
+def write_view(gs, ps, seat, side, table, seen, stock, deal_idx, t, open_hand, n_moves):
+    """Write the view of the seat to move into ``ps`` (``prepare``; Kaszinó's loop lists the moves itself)."""
+    hand = gs[HANDS + seat]
     ps[VIEW + VIEW_SEAT] = seat
     ps[VIEW + VIEW_SIDE] = side
     ps[VIEW + VIEW_HAND] = hand
@@ -253,7 +261,6 @@ def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_
     ps[VIEW + VIEW_NEXT_COUNT] = popcount(gs[HANDS + (0 if nxt == players else nxt)])
     ps[VIEW + VIEW_LAST] = stock == 0 and in_hands == 1
     ps[VIEW + VIEW_N_MOVES] = n_moves
-    return n_moves
 
 
 @kernel
@@ -513,14 +520,11 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
 
 
 @inline_kernel
-def quick_exchange(ps, hand, table, rs, mode, policy, params, seat):
+def quick_exchange(ps, policy, params, n_moves, seat):
     """The index of the Kaszinó move a quick policy (``quick_policy``: random, greedy, the rollouts'
-    epsilon-greedy) picks, with the moves listed in ``ps`` as ``prepare`` lists them but no view written (these
-    policies read none), the same draws as ``choose_quick``. Greedy's only move needs no scan, and random's a
-    step of its stream: ``bounded(ps, i, 1)`` draws 0 and advances the state by one step whatever it is (over
-    half of Kaszinó's plays have one move)."""
-    space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
-    n_moves = exchange_moves(space, hand, table, rs, mode == MOVES_TRAIL)
+    epsilon-greedy) picks among the ``n_moves`` listed, with the draws of ``choose_quick``. Greedy's only move
+    needs no scan, and random's a step of its stream: ``bounded(ps, i, 1)`` draws 0 and advances the state by one
+    step whatever it is (over half of Kaszinó's plays have one move)."""
     if n_moves == 1 and policy == POLICY_GREEDY:
         return 0
     if n_moves == 1 and policy == POLICY_RANDOM:
@@ -578,13 +582,14 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                 i = forced
                 resume = False
             else:
-                mode = MOVES_TRAIL if double and step == 0 else MOVES_EXCHANGE
+                space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
+                n_moves = exchange_moves(space, gs[HANDS + p], table, rs, double and step == 0)
                 policy = policy_ids[p]
-                if quick_policy(policy):  # the moves, without the view nobody reads (``quick_exchange``)
-                    i = quick_exchange(ps, gs[HANDS + p], table, rs, mode, policy, params, p)
+                if quick_policy(policy):  # no view: these policies read none (``quick_exchange``)
+                    i = quick_exchange(ps, policy, params, n_moves, p)
                 else:
                     open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
-                    n_moves = prepare(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, rs, mode, open_hand)
+                    write_view(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, open_hand, n_moves)
                     if needs_state(policy):
                         status = DEAL_NEED
                         break
