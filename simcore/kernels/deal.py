@@ -29,8 +29,6 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 
 from __future__ import annotations
 
-import numpy as np
-
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
@@ -155,8 +153,7 @@ def shuffle(gs, pack):
     state = gs[DEAL_RNG]
     for i in range(n - 1, 0, -1):
         state, j = draw_bounded(state, i + 1)
-        a, b = np.uint64(DECK + i), np.uint64(DECK + j)  # unsigned: no test for a negative index
-        gs[a], gs[b] = gs[b], gs[a]
+        gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]
     gs[DEAL_RNG] = state
     return n
 
