@@ -254,6 +254,8 @@ def bounded_table_sums(ps, avail, value_by_rank, bound):
     whose sum stays within the bound, appended (card j is above every card before it, so the order holds). Only
     the subsets a hand can match are made, not all 2**k of the table's.
     """
+    if bound > SUM_FIELD:  # beyond the packed sums (no Kaszinó hand makes more than 39): the search
+        return -1
     ps[SUMS] = 0
     n = 1
     rest = avail
