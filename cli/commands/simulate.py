@@ -113,7 +113,7 @@ def simulate(
 
             stop = PrecisionStop(precision)
         counts = render.ChunkCounts(config) if cluster is None else None  # the summary, counted as chunks are written
-        loading = f"loading the kernels{kind} (the first run compiles them: 15-30 s)"
+        loading = f"loading the kernels{kind} (the first run compiles them: 10-30 s)"
         with render.console(stderr=True).status(loading, spinner="dots"):
             api.warm_up(config)
         render.prefetch_summary()

@@ -1,6 +1,6 @@
 """Subset-sum capture search on bitmasks.
 
-Algorithm. For an ordinary table (at most ``REACH_TABLE`` = ``SMALL_TABLE`` sum cards) ``table_reach`` computes,
+Algorithm. For an ordinary table (at most ``REACH_TABLE`` = 10 sum cards) ``table_reach`` computes,
 once per position, the bitset of the sums its subsets reach (``reach |= reach << value`` a card) and the cards'
 values a byte each; a hand card whose capture total is not reached costs one shift, and one whose total is
 walks the ascending submasks of the table cards that may enter its sums (its rank and below), each sum from the

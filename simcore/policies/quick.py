@@ -12,7 +12,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
   carries into the next);
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn;
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
-  ``choose_greedy`` does, walking a card's sum captures as the ascending submasks of the table's sum cards;
+  ``choose_greedy`` does, decoding a card's sum captures one by one in that order;
+* a sum capture is decoded by counting (``captures.nth_summing_subset``, with the lanes of the table's lowest cards
+  that ``store_prefix_lanes`` keeps in the ``SUMS`` slots of the decision space);
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
   ``random`` or ``greedy`` above.
 
