@@ -387,6 +387,20 @@ def test_every_game_declares_its_bounds(name):
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_card_masks_of_moves_hold_whole_ranks(name):
+    """The quick policies count and score a hand rank by rank (``simcore.policies.quick``): each card mask the
+    moves depend on holds all the pack's cards of a rank or none of them, under every rule set."""
+    spec = VARIANTS[name]
+    for players in player_counts(spec):
+        for rules in rule_sets(spec):
+            compiled = spec.compile(spec.resolve({**rules, "players": players}))
+            for mask in (compiled.sum_mask, compiled.rank_only):
+                for rank in range(16):
+                    nibble, of_pack = (mask >> 4 * rank) & 15, (compiled.pack >> 4 * rank) & 15
+                    assert nibble & ~of_pack == 0 and nibble in (0, of_pack), (name, players, rules, rank)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
 def test_max_moves_holds_on_the_largest_tables(name):
     """Random full hands against the whole rest of the pack (the largest table there is), by the reference."""
     spec = VARIANTS[name]

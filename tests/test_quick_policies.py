@@ -80,7 +80,8 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON])
+            by_rank = k % 2 == 1  # random's counts card by card and rank by rank (``BY_RANK_HAND``), both exact
+            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], by_rank)
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table: the loop lists the moves instead
                 assert bin(table & rs.sum_mask).count("1") > QUICK_TABLE
