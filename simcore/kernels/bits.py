@@ -47,7 +47,7 @@ def list_cards(out, start, mask):
     n = 0
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         out[start + n] = c
         n += 1
     return n

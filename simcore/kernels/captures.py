@@ -57,7 +57,7 @@ def mask_value(mask, value_by_rank):
     total = 0
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         total += card_value(c, value_by_rank)
     return total
 
@@ -94,7 +94,7 @@ def subset_sum_lanes(avail, value_by_rank):
     hi = 0
     while avail != 0:
         c = lowest(avail)
-        avail ^= 1 << c
+        avail &= avail - 1
         lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
     return lo, hi
 
@@ -115,7 +115,7 @@ def store_prefix_lanes(ps, avail, value_by_rank):
     j = 0
     while avail != 0:
         c = lowest(avail)
-        avail ^= 1 << c
+        avail &= avail - 1
         ps[SUMS + 2 * j] = lo
         ps[SUMS + 2 * j + 1] = hi
         lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
@@ -162,7 +162,7 @@ def value_bytes(avail, value_by_rank):
     shift = 0
     while avail != 0:
         c = lowest(avail)
-        avail ^= 1 << c
+        avail &= avail - 1
         values |= card_value(c, value_by_rank) << shift
         shift += 8
     return values, wrapping_mul(values, PREFIX_BYTES)
@@ -190,7 +190,7 @@ def table_reach(avail, value_by_rank):
     shift = 0
     while avail != 0:
         c = lowest(avail)
-        avail ^= 1 << c
+        avail &= avail - 1
         v = card_value(c, value_by_rank)
         reach |= reach << v
         if shift < 64:  # a shift by 64 or more is undefined in LLVM
@@ -261,7 +261,7 @@ def bounded_table_sums(ps, avail, value_by_rank, bound):
     rest = avail
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         v = card_value(c, value_by_rank)
         if v > bound:
             continue

@@ -294,7 +294,7 @@ def opening_escobas(table, value_by_rank, sum_to):
         rest = table ^ (1 << c)
         while rest != 0:
             u = lowest(rest)
-            rest ^= 1 << u
+            rest &= rest - 1
             if card_value(c, value_by_rank) + card_value(u, value_by_rank) == sum_to:
                 return 2
     return 0

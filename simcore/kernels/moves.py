@@ -102,7 +102,7 @@ def list_moves(ps, hand, table, rs):
         rest = hand & ~ACES  # Scopone's regola del vile: no ace as the deal's first card
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         n = append_card_moves(ps, c, table, rs, reached, n, sums)
     if n == 0 and rs.forced_capture == FORCED_PLAYER:
         n = append_trails(ps, hand, 0)
@@ -169,7 +169,7 @@ def append_trails(ps, hand, n):
     """Append the trail of every card of ``hand``."""
     while hand != 0:
         c = lowest(hand)
-        hand ^= 1 << c
+        hand &= hand - 1
         n = put_move(ps, n, 1 << c, 0)
     return n
 

@@ -131,7 +131,7 @@ def weight_of(rules, mask):
     total = 0
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         total += rules[R_WEIGHT + c]
     return total
 

@@ -38,12 +38,12 @@ def sweepable(rules, table, unseen):
     rest = table
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         total += card_value(rules, c)
     cards = unseen
     while cards != 0:
         u = lowest(cards)
-        cards ^= 1 << u
+        cards &= cards - 1
         if rules[R_SUM_TO] == 0 and popcount(table) == 1 and (table >> ((u >> 2) << 2)) & 15 != 0:
             return True  # a single card of the same rank
         if (rules[R_RANK_ONLY] >> u) & 1:

@@ -85,7 +85,7 @@ def points_of(params, seat, mask):
     total = 0.0
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         total += params[seat, c]
     return total
 
@@ -201,7 +201,7 @@ def reachable_sums(mask, value_by_rank):
     reach = 1
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         reach = (reach | (reach << card_value(c, value_by_rank))) & 0xFFFF
     return reach
 
@@ -221,7 +221,7 @@ def takers_of(ps, t, table, unseen):
     cards = unseen & ps[RI.sum_mask]
     while cards != 0:
         u = lowest(cards)
-        cards ^= 1 << u
+        cards &= cards - 1
         need = sum_to - card_value(u, value_by_rank) - rest
         if need >= 0 and (reach >> need) & 1:
             count += 1
@@ -281,7 +281,7 @@ def table_risk(ps, params, seat, table_after):
     rest = table_after
     while rest != 0:
         t = lowest(rest)
-        rest ^= 1 << t
+        rest &= rest - 1
         worth = params[seat, t]
         if worth > 0 and popcount(table_after) > 1:
             takers = takers_of(ps, t, table_after, unseen)
@@ -371,7 +371,7 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     rest = cards
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         n = append_card_moves(space, c, table, rs, reached, 0, sums)
         if n == 0:
             continue
@@ -394,7 +394,7 @@ def trail_values(ps, params, seat, cards, trail_of):
     rest = cards
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         trail_of[c] = move_points(ps, params, seat, 1 << c, 0, 0, False)
 
 
@@ -408,12 +408,12 @@ def hand_reply(hand, movers, best_of, trail_of):
         rest = hand  # only under ``player``: every card of a hand makes a move under the other rules
         while rest != 0:
             c = lowest(rest)
-            rest ^= 1 << c
+            rest &= rest - 1
             best = max(best, trail_of[c])
         return best
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         best = max(best, best_of[c])
     return best
 

@@ -37,7 +37,7 @@ def weight_of(ps, mask):
     total = 0
     while mask != 0:
         c = lowest(mask)
-        mask ^= 1 << c
+        mask &= mask - 1
         total += ps[WEIGHT + c]
     return total
 

@@ -99,7 +99,7 @@ def furbo_score(play, take, table):
     rest = take
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         score += FURBO_TAKEN[c]
     return score
 
@@ -125,7 +125,7 @@ def primiera_sum(cards):
         rest = cards & suit_mask(suit)
         while rest != 0:
             c = lowest(rest)
-            rest ^= 1 << c
+            rest &= rest - 1
             best = max(best, PRIMIERA[c])
         total += best
     return total
@@ -140,7 +140,7 @@ def exposed_subsets(table, value_by_rank, counts):
     rest = table
     while rest != 0:
         c = lowest(rest)
-        rest ^= 1 << c
+        rest &= rest - 1
         v = card_value(c, value_by_rank)
         for s in range(TARTALUCA_EXPOSED, v - 1, -1):
             counts[s] += counts[s - v]
