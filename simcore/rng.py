@@ -128,7 +128,7 @@ def draw_bounded(state, n):
             state = wrapping_add(state, GOLDEN)
             m = ((mix64(state) >> 32) & _LOW32) * n
             low = m & _LOW32
-    return state, m >> 32
+    return state, (m >> 32) & _LOW32  # the mask tells LLVM the value is not negative: no index wraparound
 
 
 @llvm_inline_kernel
