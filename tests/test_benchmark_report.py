@@ -80,7 +80,7 @@ def test_the_report_prints_each_section(capsys):
     printed = capsys.readouterr().out
     for title in (
         "cold: scopa alone",
-        "One thread, one process, interleaved",
+        "One thread, one process at a time, interleaved",
         "the whole process next to the kernels alone",
         "throughput of play_chunk",
         "decisions per second",
