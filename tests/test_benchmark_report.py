@@ -103,3 +103,15 @@ def test_the_report_says_which_kernels_ran(capsys):
     assert "scopa alone, shared kernels (a run of a varied rule set" in printed
     assert "scopa, specialised kernels" in printed
     assert "specialised" in printed and "shared" in printed
+
+
+def test_the_one_thread_section_shows_each_process(capsys):
+    """A run over several fresh processes says so and prints each process's median Scopa ratio."""
+    results = copy.deepcopy(RECORDED)
+    results["one_thread"]["processes"] = 3
+    for entry in results["one_thread"]["policies"].values():
+        entry["scopa"]["vs_baseline_by_process"] = [0.797, 0.730, 0.828]
+    run.report(results)
+    printed = capsys.readouterr().out
+    assert "in 3 fresh processes" in printed
+    assert "Scopa greedy over the baseline, the median of each process: 0.797, 0.730, 0.828" in printed
