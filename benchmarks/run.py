@@ -232,9 +232,10 @@ def measure_one_thread(games: int, reps: int, baseline_dir: Path, processes: int
         for _ in range(processes)
     ]
     raw = runs[0]
-    for policy, rows in raw["policies"].items():
-        for name in rows:
-            rows[name] = [row for run in runs for row in run["policies"][policy][name]]
+    pooled = {  # each row list of the first process, with the other processes' rows after it
+        policy: {name: [row for run in runs for row in run["policies"][policy][name]] for name in rows}
+        for policy, rows in raw["policies"].items()
+    }
     out: dict[str, Any] = {
         "games": games,
         "reps": reps * processes,
@@ -243,7 +244,7 @@ def measure_one_thread(games: int, reps: int, baseline_dir: Path, processes: int
         "specialised": raw["specialised"],
         "policies": {},
     }
-    for policy, rows in raw["policies"].items():
+    for policy, rows in pooled.items():
         scopa = rows[VARIANT]
         entry: dict[str, Any] = {}
         for name, reps_rows in rows.items():
