@@ -1,13 +1,16 @@
-"""The primiera's byte-wise kernels (``scoring.suit_bests``, ``primiera_total``) against the card-by-card loop."""
+"""The primiera's kernels (``scoring.suit_bests``, byte-wise; ``primiera_total``, down ``Rules.primiera_order``)
+against the card-by-card loop."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from simcore.kernels.scoring import primiera_total, suit_bests
 from simcore.variants import VARIANTS, get_variant
+from simcore.variants.base import primiera_order
 
 
 def best_in_suit(pile: int, suit: int, values) -> int:
@@ -34,4 +37,15 @@ def test_suit_bests_and_totals_equal_the_card_by_card_loop(name, rules):
         bests = [best_in_suit(pile, suit, values) for suit in range(4)]
         packed = suit_bests(pile, values)
         assert [(packed >> (8 * suit)) & 255 for suit in range(4)] == bests, (name, hex(pile))
-        assert primiera_total(pile, values) == (-1 if 0 in bests else sum(bests)), (name, hex(pile))
+        assert primiera_total(pile, rules) == (-1 if 0 in bests else sum(bests)), (name, hex(pile))
+
+
+def test_the_primiera_order_lists_the_scoring_ranks_most_points_first():
+    values = np.zeros(52, dtype=np.int64)
+    for rank, points in {0: 16, 1: 12, 6: 21, 12: 10}.items():
+        values[4 * rank : 4 * rank + 4] = points
+    assert primiera_order(values) == 7 | (1 << 4) | (2 << 8) | (13 << 12)
+    assert primiera_order(np.zeros(52, dtype=np.int64)) == 0
+    values[5] = 3  # one card of a rank scoring apart from the others: the order cannot stand for the table
+    with pytest.raises(ValueError, match="same points"):
+        primiera_order(values)

@@ -68,11 +68,23 @@ def suit_bests(pile, primiera_value):
 
 
 @inline_kernel
-def primiera_total(pile, primiera_value):
-    """The pile's primiera: the sum of its best card of each suit, or -1 when it lacks a suit."""
-    bests = suit_bests(pile, primiera_value)
-    lacks_a_suit = ((bests - BYTE_ONES) & ~bests & BYTE_HIGHS) != 0  # some byte is 0
-    return -1 if lacks_a_suit else ((bests * BYTE_ONES) >> 24) & 255
+def primiera_total(pile, rules):
+    """The pile's primiera: the sum of its best card of each suit, or -1 when it lacks a suit.
+
+    The ranks come most points first (``Rules.primiera_order``), so a suit's best card is its card of the first
+    rank that holds the suit: a rank adds its points once for each suit not found before it. From one rank to the
+    next only ``found |= present`` waits on the last; a byte-wise maximum over the ranks (``suit_bests``) waited
+    on seven operations a rank, and this ends every Scopa deal and every Monte Carlo rollout."""
+    found = 0
+    total = 0
+    for k in range(13):
+        rank = ((rules.primiera_order >> (4 * k)) & 15) - 1
+        if rank < 0:
+            break
+        present = (pile >> (4 * rank)) & 15
+        total += rules.primiera_value[4 * rank] * popcount(present & ~found)
+        found |= present
+    return total if found == 15 else -1
 
 
 @inline_kernel
@@ -81,7 +93,7 @@ def primiera_winner(rules, piles, work):
     n = rules.n_sides
     if rules.primiera == 0:  # points table: sides lacking a suit cannot win
         for side in range(n):
-            work[side] = primiera_total(piles[side], rules.primiera_value)
+            work[side] = primiera_total(piles[side], rules)
         return unique_max(work, n)
     for side in range(n):  # suits: the side's best card outranks every other side's in all four suits
         work[side] = suit_bests(piles[side], rules.primiera_value)
@@ -163,11 +175,11 @@ def scopa_secured(rules, piles, side, category):
     if category != PRIMIERA:
         return 0
     if rules.primiera == 0:  # points table: a sure sum beats the largest sum any other side could still make
-        total = primiera_total(mine, rules.primiera_value)
+        total = primiera_total(mine, rules)
         if total < 0:
             return 0
         for other in range(n):  # -1: that side can never hold a suit, so it cannot take the primiera
-            if other != side and primiera_total(piles[other] | free, rules.primiera_value) >= total:
+            if other != side and primiera_total(piles[other] | free, rules) >= total:
                 return 0
         return 1
     bests = suit_bests(mine, rules.primiera_value)  # suits: in every suit a best card no other side could match
@@ -257,7 +269,7 @@ def score_escoba(rules, piles, sweep_pts, points, work):
             all_sevens = 2
     if rules.sevens_rule == 2:  # the setenta: Scopa's primiera table, a side lacking a suit cannot win
         for side in range(n):
-            work[side] = primiera_total(piles[side], rules.primiera_value)
+            work[side] = primiera_total(piles[side], rules)
     else:
         for side in range(n):
             work[side] = sevens_key(piles[side], rules.sevens_rule)

@@ -83,6 +83,7 @@ class Rules(NamedTuple):
     primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
     napola: int = 0  # Scopa: 0/1
     primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
+    primiera_order: int = 0  # the ranks with primiera points, most points first: rank + 1 in nibble k (``primiera_order``)
     ace_sweeps: int = 0  # Foracio, Scopone ace_takes_all: a played ace takes the whole table; 1: no sweep (but see
     # ace_scopa), 2: its sweep counts (Foracio ace_sweep_is_scopa, ACE_SWEEP_SCORES)
     ace_on_empty: int = ACE_CHOICE  # Foracio, Scopone: ACE_*
@@ -327,6 +328,17 @@ def pack_values(value_of_rank: Mapping[int, int]) -> int:
     for rank, value in value_of_rank.items():
         packed |= value << (4 * (rank - 1))
     return packed
+
+
+def primiera_order(primiera_value: np.ndarray) -> int:
+    """``Rules.primiera_order`` of a primiera table: the ranks whose cards score, most points first, rank + 1 in
+    nibble k. ``scoring.primiera_total`` walks it to find each suit's best card (the first rank that holds the suit),
+    which needs every card of a rank to score the same: a table of another shape is refused here."""
+    by_rank = np.asarray(primiera_value, dtype=np.int64).reshape(13, 4)
+    if (by_rank != by_rank[:, :1]).any():
+        raise ValueError("a primiera table must give the four cards of a rank the same points")
+    ranks = sorted((r for r in range(13) if by_rank[r, 0] > 0), key=lambda r: -int(by_rank[r, 0]))
+    return sum((r + 1) << (4 * k) for k, r in enumerate(ranks))
 
 
 def side_array(players: int) -> np.ndarray:
