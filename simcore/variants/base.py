@@ -83,7 +83,7 @@ class Rules(NamedTuple):
     primiera: int = 0  # Scopa: 0 = points table, 1 = suit by suit
     napola: int = 0  # Scopa: 0/1
     primiera_value: np.ndarray = _ZEROS  # int64[52]: Scopa primiera points of each card
-    primiera_order: int = 0  # the ranks with primiera points, most points first: rank + 1 in nibble k (``primiera_order``)
+    primiera_order: int = 0  # the ranks with primiera points, most first: rank + 1 in nibble k (``primiera_order``)
     ace_sweeps: int = 0  # Foracio, Scopone ace_takes_all: a played ace takes the whole table; 1: no sweep (but see
     # ace_scopa), 2: its sweep counts (Foracio ace_sweep_is_scopa, ACE_SWEEP_SCORES)
     ace_on_empty: int = ACE_CHOICE  # Foracio, Scopone: ACE_*
