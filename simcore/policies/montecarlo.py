@@ -156,7 +156,7 @@ def piles_margin(rules, params, seat, state, side):
     return mine - best_other
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def run_horizon(rules, s, params, stops, state, rps, events, status, horizon, one_card, exchange, full):
     """From ``state`` stopped at a decision (``status``, its moves listed in ``rps``), up to ``horizon`` plays of the
     rollout policies, the deal loop stopped at each decision (as search walks its tree); returns the status. mc's
@@ -170,10 +170,14 @@ def run_horizon(rules, s, params, stops, state, rps, events, status, horizon, on
     return status
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def short_rollout(rules, s, params, seat, stops, state, rps, events, side, horizon, one_card, exchange, full):
     """The value for ``side`` of the move in ``rps[MOVES]`` played in ``state``, then ``horizon`` plays of the
-    rollout policies (``run_horizon``), then the piles' margin; the exact deal margin if the deal ends first."""
+    rollout policies (``run_horizon``), then the piles' margin; the exact deal margin if the deal ends first.
+
+    It and ``run_horizon`` are inlined (``llvm_inline_kernel``): each call copied its arguments, the scratch's eleven
+    arrays and the rules' fields, some two hundred words, once per move and sample; inlined, mc with a horizon made
+    34-40% more decisions a second in Scopone and Escoba, 16% in Foracio (session 16, one thread, same decisions)."""
     status, _ = run_deal(rules, stops, params, state, rps, events, -1, 0, 0, one_card, exchange, full)
     status = run_horizon(rules, s, params, stops, state, rps, events, status, horizon, one_card, exchange, full)
     if status == DEAL_NEED:
