@@ -334,6 +334,18 @@ def make_config(policy: str, games: int, variant: str = VARIANT):
     return RunConfig.create(variant, policies=[policy], games=games, seed=SEED)
 
 
+def best_chunk(config, indices: np.ndarray, repeats: int) -> tuple[float, Any]:
+    """(fastest seconds, output) of ``repeats`` timed ``play_chunk`` calls of the same games."""
+    from simcore import api
+
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = api.play_chunk(config, indices)
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
 def measure_throughput(
     games: int, repeats: int, variant: str = VARIANT, threads_list: list[int] | None = None
 ) -> list[dict[str, Any]]:
@@ -347,12 +359,8 @@ def measure_throughput(
         api.play_chunk(config, indices[:1000])  # load the kernels and start the thread pool outside the timing
         for threads in threads_list or available_threads():
             api.set_threads(threads)
-            best, deals = float("inf"), 0
-            for _ in range(repeats):
-                start = time.perf_counter()
-                out = api.play_chunk(config, indices)
-                best = min(best, time.perf_counter() - start)
-                deals = int(out.n_deals.sum())
+            best, out = best_chunk(config, indices, repeats)
+            deals = int(out.n_deals.sum())
             rows.append(
                 {
                     "variant": variant,
@@ -385,11 +393,7 @@ def measure_policies(games: int, repeats: int = 1) -> list[dict[str, Any]]:
         indices = np.arange(n, dtype=np.int64)
         config = make_config(policy, n)
         api.play_chunk(config, indices[:20])
-        best = float("inf")
-        for _ in range(repeats):
-            start = time.perf_counter()
-            out = api.play_chunk(config, indices)
-            best = min(best, time.perf_counter() - start)
+        best, out = best_chunk(config, indices, repeats)
         rows.append(
             {
                 "policy": policy,
