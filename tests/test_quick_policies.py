@@ -28,7 +28,7 @@ from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import QUICK_TABLE, WALK_SLOTS3, lanes_after, quick_choice, subset_sum_lanes
+from simcore.policies.quick import QUICK_TABLE, lanes_after, quick_choice, subset_sum_lanes
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -62,8 +62,7 @@ CASES = [
 
 @pytest.mark.parametrize(("variant", "overrides"), CASES)
 def test_quick_choice_equals_the_listed_choice(variant, overrides):
-    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
-    cards; random walks the hand each of its four ways in turn."""
+    """3,000 random positions per rule set: hands of 1..3 cards (Foracio up to 10), tables of 0..10 cards."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve(overrides))
     rs = move_rules(rules)
@@ -73,22 +72,21 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     params[0, P_EPSILON] = 0.5
     pack = cards_of(rules.pack)
     rng = random.Random(11)
-    quick = aces = slots = 0
+    quick = aces = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
-        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 4)]
+        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 3)]
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            walk = k % 4  # random walks the hand card by card, by rank, in three or four slots (``hand_walk``)
-            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], walk)
+            by_rank = k % 2 == 1  # random's counts card by card and rank by rank (``BY_RANK_HAND``), both exact
+            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], by_rank)
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table: the loop lists the moves instead
                 assert bin(table & rs.sum_mask).count("1") > QUICK_TABLE
                 continue
             aces += bool(rs.ace_sweeps and hand & 0xF)
-            slots += policy != POLICY_GREEDY and walk >= WALK_SLOTS3 and len(hand_cards) <= walk - WALK_SLOTS3 + 3
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -98,7 +96,6 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert ps[RNG + 1] == after_quick
     assert quick > 4500  # most positions take the quick path
     assert aces > 3000 or not rs.ace_sweeps  # the aces that take all (Foracio, Scopone) are decided quick too
-    assert slots > 300  # the slot walks (``quick_random_slots``), empty slots included, in every rule set
 
 
 @pytest.mark.parametrize(

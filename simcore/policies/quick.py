@@ -50,19 +50,6 @@ QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5)
 # random counts the hand rank by rank from this hand size: Foracio's 13 cards +14-22% deals/s, Scopone's 10 even,
 # Scopa's 3 -5% (one thread, A/B against per card in alternating processes, session 15)
 BY_RANK_HAND = 11
-SLOTS = 4  # hands of at most this many cards (Scopa's, Escoba's, Skopa's) are drawn from by ``quick_random_slots``
-EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, its counts masked to 0
-# how random walks the hand (``hand_walk``): card by card, rank by rank (``BY_RANK_HAND``), in three fixed slots or
-# in four
-WALK_CARDS, WALK_RANKS, WALK_SLOTS3, WALK_SLOTS = 0, 1, 2, 3
-
-
-@inline_kernel
-def hand_walk(hand_size):
-    """The way ``quick_random`` walks hands of at most ``hand_size`` cards that measured fastest."""
-    if hand_size <= SLOTS:
-        return WALK_SLOTS3 if hand_size <= 3 else WALK_SLOTS
-    return WALK_RANKS if hand_size >= BY_RANK_HAND else WALK_CARDS
 
 
 @inline_kernel
@@ -197,7 +184,9 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
     count is at most 252: ``QUICK_TABLE``). With ``by_rank`` the hand is counted rank by rank instead (the k-th
     rank's cards share one count: every card mask of the moves holds whole ranks, ``test_conformance``), which
     pays where hands are large (``BY_RANK_HAND``) and not where they are small."""
-    forced = rs.forced_capture
+    forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
+    sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
+    ace_on_empty = rs.ace_on_empty
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     first, second = 0, 0
     total = 0
@@ -239,78 +228,17 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
     while idx >= n:  # the rank's cards in ascending order, n moves each (no division: it costs a play's time)
         idx -= n
         group &= group - 1
-    return decode_move(ps, lowest(group), cap, table, rs, idx, ace)
-
-
-@inline_kernel
-def slot_of(hand, k):
-    """Card id of the ``k``-th lowest card of ``hand`` (k from 0), or ``EMPTY_SLOT`` where the hand is shorter."""
-    rest = hand
-    for _ in range(k):
-        rest &= rest - 1
-    return lowest(rest | (1 << EMPTY_SLOT))
-
-
-@inline_kernel
-def slot_moves(c, aces, table, rs, lo, hi):
-    """(captures, moves) of the card in a slot of ``quick_random_slots`` (0, 0 for ``EMPTY_SLOT``)."""
-    cap = card_moves(c, aces, table, rs, lo, hi)
-    moves = cap if (aces >> c) & 1 else moves_of(cap, rs.forced_capture)
-    return (cap, moves) if c != EMPTY_SLOT else (0, 0)
-
-
-@inline_kernel
-def quick_random_slots(ps, seat, hand, table, rs, lo, hi, four):
-    """``quick_random`` for hands of at most ``SLOTS`` cards (3, or 4 with ``four``): each card's counts held in
-    registers and the card drawn picked by comparisons, with no loop over the hand to count and none to find the
-    card again (the shape of the baseline kernel's random, ``../shared/bench``). Same draw, same move
-    (``test_quick_policies``)."""
-    aces = ACES if rs.ace_sweeps != 0 else 0
-    c0, c1, c2 = slot_of(hand, 0), slot_of(hand, 1), slot_of(hand, 2)
-    c3 = slot_of(hand, 3) if four else EMPTY_SLOT
-    cap0, n0 = slot_moves(c0, aces, table, rs, lo, hi)
-    cap1, n1 = slot_moves(c1, aces, table, rs, lo, hi)
-    cap2, n2 = slot_moves(c2, aces, table, rs, lo, hi)
-    cap3, n3 = slot_moves(c3, aces, table, rs, lo, hi)
-    total = n0 + n1 + n2 + n3
-    if total == 0:  # forced=player and nothing captures: any card is trailed
-        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
-    idx = bounded(ps, RNG + 1 + seat, total)
-    past0 = idx >= n0
-    past1 = idx >= n0 + n1
-    past2 = idx >= n0 + n1 + n2
-    c = c3 if past2 else (c2 if past1 else (c1 if past0 else c0))
-    cap = cap3 if past2 else (cap2 if past1 else (cap1 if past0 else cap0))
-    idx -= (n0 if past0 else 0) + (n1 if past1 else 0) + (n2 if past2 else 0)
-    return decode_move(ps, c, cap, table, rs, idx, ((aces >> c) & 1) != 0)
-
-
-@inline_kernel
-def decode_move(ps, c, cap, table, rs, idx, ace):
-    """(play, take) of move ``idx`` of card ``c``, which has ``cap`` captures (``card_moves``), in the order of
-    ``legal_moves``: a trail first where it is allowed, then the captures."""
-    play = 1 << c
-    forced = rs.forced_capture
+    play = group & -group
+    c = lowest(play)
     if ace:
-        return play, nth_ace_take(play, table, forced, rs.ace_on_empty, idx)
+        return play, nth_ace_take(play, table, forced, ace_on_empty, idx)
     if forced == FORCED_NONE:
         if idx == 0:
             return play, 0
         idx -= 1
     elif cap == 0:
         return play, 0
-    return play, nth_capture(
-        ps,
-        c,
-        table,
-        rs.single_card_priority,
-        rs.sum_mask,
-        rs.value_by_rank,
-        rs.rank_only,
-        rs.court_takes_all,
-        idx,
-        rs.sum_to,
-    )
+    return play, nth_capture(ps, c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to)
 
 
 @inline_kernel
@@ -391,17 +319,16 @@ def quick_policy(policy):
 
 
 @inline_kernel
-def quick_choice(ps, seat, hand, table, rs, policy, epsilon, walk=WALK_CARDS):
-    """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON; ``walk``:
-    ``hand_walk``, any of which gives the same move), or (-1, 0) with no draw made when the table is too large
-    (Foracio's aces, ``rs.ace_sweeps``, have moves of their own, which random and greedy count and score
-    themselves)."""
+def quick_choice(ps, seat, hand, table, rs, policy, epsilon, by_rank=False):
+    """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
+    with no draw made when the table is too large (Foracio's aces, ``rs.ace_sweeps``, have moves of their own,
+    which random and greedy count and score themselves)."""
     lo, hi = subset_sum_lanes(table & rs.sum_mask, rs.value_by_rank)
-    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, walk)
+    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, by_rank)
 
 
 @inline_kernel
-def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, walk):
+def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, by_rank):
     """``quick_choice`` with the table's lanes (``subset_sum_lanes``) given: the deal loop keeps them up to date
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
@@ -416,9 +343,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, walk)
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
         return quick_greedy(ps, hand, table, rs, lo, hi)
-    if walk >= WALK_SLOTS3 and popcount(hand) <= (3 if walk == WALK_SLOTS3 else SLOTS):
-        return quick_random_slots(ps, seat, hand, table, rs, lo, hi, walk == WALK_SLOTS)
-    return quick_random(ps, seat, hand, table, rs, lo, hi, walk == WALK_RANKS)
+    return quick_random(ps, seat, hand, table, rs, lo, hi, by_rank)
 
 
 @inline_kernel
