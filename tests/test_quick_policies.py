@@ -28,7 +28,7 @@ from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import QUICK_TABLE, lanes_after, quick_choice, subset_sum_lanes
+from simcore.policies.quick import QUICK_TABLE, SLOTS, lanes_after, quick_choice, subset_sum_lanes
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -62,7 +62,8 @@ CASES = [
 
 @pytest.mark.parametrize(("variant", "overrides"), CASES)
 def test_quick_choice_equals_the_listed_choice(variant, overrides):
-    """3,000 random positions per rule set: hands of 1..3 cards (Foracio up to 10), tables of 0..10 cards."""
+    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
+    cards; random walks the hand each of its ways in turn (the ``hand_size`` it is told)."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve(overrides))
     rs = move_rules(rules)
@@ -72,21 +73,24 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     params[0, P_EPSILON] = 0.5
     pack = cards_of(rules.pack)
     rng = random.Random(11)
-    quick = aces = 0
+    quick = aces = slots = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
-        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 3)]
+        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 4)]
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            by_rank = k % 2 == 1  # random's counts card by card and rank by rank (``BY_RANK_HAND``), both exact
-            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], by_rank)
+            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank by rank (from 11)
+            n_cards = len(hand_cards)
+            hand_size = (n_cards, max(n_cards, SLOTS), max(n_cards, 10), 13)[k % 4]
+            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], hand_size)
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table: the loop lists the moves instead
                 assert bin(table & rs.sum_mask).count("1") > QUICK_TABLE
                 continue
             aces += bool(rs.ace_sweeps and hand & 0xF)
+            slots += policy != POLICY_GREEDY and hand_size <= SLOTS
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -96,6 +100,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
             assert ps[RNG + 1] == after_quick
     assert quick > 4500  # most positions take the quick path
     assert aces > 3000 or not rs.ace_sweeps  # the aces that take all (Foracio, Scopone) are decided quick too
+    assert slots > 300  # random's slots (``quick_slots``), empty slots included
 
 
 @pytest.mark.parametrize(
@@ -213,3 +218,17 @@ def test_lanes_count_exactly_up_to_quick_table(variant):
                 if total < 16:
                     counts[total] += 1
         assert [((lo if j < 8 else hi) >> (8 * (j % 8))) & 255 for j in range(16)] == counts
+
+
+def test_a_hand_larger_than_the_slots_takes_the_listed_path():
+    """``quick_slots`` counts ``hand_size`` slots: a hand with more cards than the hand size it is told (which no
+    deal loop makes) is declined, with no draw made, instead of playing from its lowest cards only."""
+    spec = get_variant("scopa")
+    rules = spec.compile(spec.resolve({}))
+    rs = move_rules(rules)
+    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+    ps[RNG + 1] = stream_state(5, 0, 1)
+    hand = sum(1 << c for c in cards_of(rules.pack)[:4])
+    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 3) == (-1, 0)
+    assert ps[RNG + 1] == stream_state(5, 0, 1)
+    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 4)[0] > 0

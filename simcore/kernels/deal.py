@@ -74,7 +74,7 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose, choose_quick, needs_state
-from simcore.policies.quick import BY_RANK_HAND, lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
+from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import GOLDEN, bounded, draw_bounded, wrapping_add
 from simcore.variants.base import (
     ACE_SWEEP_SCORES,
@@ -408,7 +408,6 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
     sum_mask = rules.sum_mask
     lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)  # kept up to date by ``lanes_after``
     ps_data = data_pointer(ps)  # for the quick policies: an array passed to an inlined helper costs NRT calls
-    by_rank = hand_size >= BY_RANK_HAND  # quick random counts the hand rank by rank
     while t < total_plays:
         seat = mover
         mover = 0 if mover + 1 == players else mover + 1
@@ -424,7 +423,7 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
-                play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, by_rank)
+                play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
             if play < 0:
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if needs_state(policy):

@@ -50,6 +50,9 @@ QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5)
 # random counts the hand rank by rank from this hand size: Foracio's 13 cards +14-22% deals/s, Scopone's 10 even,
 # Scopa's 3 -5% (one thread, A/B against per card in alternating processes, session 15)
 BY_RANK_HAND = 11
+# hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``)
+SLOTS = 4
+EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
 
 
 @inline_kernel
@@ -184,9 +187,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
     count is at most 252: ``QUICK_TABLE``). With ``by_rank`` the hand is counted rank by rank instead (the k-th
     rank's cards share one count: every card mask of the moves holds whole ranks, ``test_conformance``), which
     pays where hands are large (``BY_RANK_HAND``) and not where they are small."""
-    forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
-    sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
-    ace_on_empty = rs.ace_on_empty
+    forced = rs.forced_capture
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     first, second = 0, 0
     total = 0
@@ -228,17 +229,71 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
     while idx >= n:  # the rank's cards in ascending order, n moves each (no division: it costs a play's time)
         idx -= n
         group &= group - 1
-    play = group & -group
-    c = lowest(play)
+    return decode_move(ps, lowest(group), cap, table, rs, idx, ace)
+
+
+@inline_kernel
+def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
+    """``quick_random`` for hands of at most ``slots`` cards (the game's hand size, 3 or 4): no loop that depends
+    on the hand. The k-th lowest card sits in slot k (``EMPTY_SLOT`` past the hand's last card), the slots' moves
+    are counted in a loop of a constant count, which LLVM unrolls, and the drawn card is found by comparing the
+    draw with their running sums, as the baseline kernel's random does (``../shared/bench``). The counts are packed
+    a byte a slot so that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, was 4%
+    faster but made the cold compile of a Scopa run 4 s longer (``benchmarks/README.md``, session 17)."""
+    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    cards, caps, moves, total = 0, 0, 0, 0
+    rest = hand
+    for k in range(slots):
+        c = lowest(rest | (1 << EMPTY_SLOT))
+        rest &= rest - 1
+        cap = card_moves(c, aces, table, rs, lo, hi)
+        n = cap if (aces >> c) & 1 else moves_of(cap, rs.forced_capture)
+        n = n if c != EMPTY_SLOT else 0
+        cards |= c << (8 * k)
+        caps |= cap << (8 * k)
+        moves |= n << (8 * k)
+        total += n
+    if total == 0:  # forced=player and nothing captures: any card is trailed
+        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+    idx = bounded(ps, RNG + 1 + seat, total)
+    shift, before = 0, 0
+    for k in range(1, slots):  # the last slot whose moves start at or before idx (a slot without moves is passed)
+        before += (moves >> (8 * (k - 1))) & 255
+        shift = 8 * k if idx >= before else shift
+    before = 0
+    for k in range(slots - 1):  # the moves of the slots before it
+        before += ((moves >> (8 * k)) & 255) if 8 * k < shift else 0
+    c = (cards >> shift) & 255
+    return decode_move(ps, c, (caps >> shift) & 255, table, rs, idx - before, ((aces >> c) & 1) != 0)
+
+
+@inline_kernel
+def decode_move(ps, c, cap, table, rs, idx, ace):
+    """(play, take) of move ``idx`` of hand card ``c``, which has ``cap`` captures (``card_moves``), in the order
+    ``legal_moves`` lists them: a trail first where the compulsion allows it, then the captures."""
+    play = 1 << c
+    forced = rs.forced_capture
     if ace:
-        return play, nth_ace_take(play, table, forced, ace_on_empty, idx)
+        return play, nth_ace_take(play, table, forced, rs.ace_on_empty, idx)
     if forced == FORCED_NONE:
         if idx == 0:
             return play, 0
         idx -= 1
     elif cap == 0:
         return play, 0
-    return play, nth_capture(ps, c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to)
+    take = nth_capture(
+        ps,
+        c,
+        table,
+        rs.single_card_priority,
+        rs.sum_mask,
+        rs.value_by_rank,
+        rs.rank_only,
+        rs.court_takes_all,
+        idx,
+        rs.sum_to,
+    )
+    return play, take
 
 
 @inline_kernel
@@ -319,22 +374,27 @@ def quick_policy(policy):
 
 
 @inline_kernel
-def quick_choice(ps, seat, hand, table, rs, policy, epsilon, by_rank=False):
+def quick_choice(ps, seat, hand, table, rs, policy, epsilon, hand_size):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
     with no draw made when the table is too large (Foracio's aces, ``rs.ace_sweeps``, have moves of their own,
     which random and greedy count and score themselves)."""
     lo, hi = subset_sum_lanes(table & rs.sum_mask, rs.value_by_rank)
-    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, by_rank)
+    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
 
 
 @inline_kernel
-def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, by_rank):
+def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size):
     """``quick_choice`` with the table's lanes (``subset_sum_lanes``) given: the deal loop keeps them up to date
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
-    loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play."""
+    loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play.
+
+    ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
+    make it a constant before Numba prunes its branches: a game of hands of at most ``SLOTS`` cards compiles random's
+    ``quick_slots`` alone, the others ``quick_random`` alone). A larger hand takes the listed path."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
-    if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled:
+    too_many = hand_size <= SLOTS and popcount(hand) > hand_size
+    if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled or too_many:
         # a large table, or Scopone's banned first ace, sum_choice="fewest", ace_on_ace, Skopa's multi_group_capture:
         # the listed path
         return -1, 0
@@ -343,7 +403,9 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, by_ra
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
         return quick_greedy(ps, hand, table, rs, lo, hi)
-    return quick_random(ps, seat, hand, table, rs, lo, hi, by_rank)
+    if hand_size <= SLOTS:
+        return quick_slots(ps, seat, hand, table, rs, lo, hi, hand_size)
+    return quick_random(ps, seat, hand, table, rs, lo, hi, hand_size >= BY_RANK_HAND)
 
 
 @inline_kernel
