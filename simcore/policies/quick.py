@@ -11,7 +11,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
   subsets with one sum are an antichain, at most C(10, 5) = 252 of them by Sperner's theorem, and a lane never
   carries into the next);
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn (in hands of
-  ``BY_RANK_HAND`` cards or more it counts them rank by rank: a rank's cards have the same captures);
+  ``BY_RANK_HAND`` cards or more it counts them rank by rank: a rank's cards have the same captures; in games of
+  hands of at most ``SLOTS`` cards it counts them in fixed slots, ``quick_slots``);
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, decoding a card's sum captures one by one in that order;
 * a sum capture is decoded by counting (``captures.nth_summing_subset``, with the lanes of the table's lowest cards
