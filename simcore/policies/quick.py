@@ -239,8 +239,9 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
     on the hand. The k-th lowest card sits in slot k (``EMPTY_SLOT`` past the hand's last card), the slots' moves
     are counted in a loop of a constant count, which LLVM unrolls, and the drawn card is found by comparing the
     draw with their running sums, as the baseline kernel's random does (``../shared/bench``). The counts are packed
-    a byte a slot so that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, was 4%
-    faster but made the cold compile of a Scopa run 4 s longer (``benchmarks/README.md``, session 17)."""
+    a byte a slot so that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, gained
+    about 2 points more (+6% against +4% in Scopa) but made the cold compile of a Scopa run 4 s longer
+    (``benchmarks/README.md``, session 17)."""
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     cards, caps, moves, total = 0, 0, 0, 0
     rest = hand
