@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from simcore._jit import CACHE, cache_dir
+from simcore.collector import collecting_rarely
 from simcore.errors import ConfigError
 from simcore.kernels.batch import run_games
 from simcore.kernels.control import BLOCKS, CONTROL_DONE, CONTROL_SIZE, CONTROL_STOP
@@ -267,7 +268,8 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    with numba_without_scipy_blas():  # the scratch's kernel may be the first this process loads
+    # the scratch's kernel may be the first this process loads
+    with numba_without_scipy_blas(), collecting_rarely():
         scratch = make_scratch(rules.max_moves, control)
         call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
         key = repr(tuple(numba.typeof(a) for a in call))
