@@ -3,7 +3,7 @@
 Numba's compiler builds millions of container objects that live as long as the compile (IR, types, LLVM
 wrappers), and at CPython's default thresholds, (700, 10, 10), the collector walks the whole heap again and again
 over them: in the cold compile of the four seed games in one process, 25 full collections took 4.2 s of 46 s
-(3,621 young ones 0.4 s), against 1.1 s in all at ``RARE``, for 30-40 MiB more peak memory; the imports and the
+(3,950 young ones 0.8 s), against 1.1-1.2 s in all at ``RARE``, for 13 MiB more peak memory; the imports and the
 kernels' loading of a warm ``scopasim simulate --games 1000`` spent 0.10 s of 0.78 s in collections, 0.06 s at
 ``RARE`` (``benchmarks/README.md``, session 18). Young garbage is still collected, every 10,000 allocations.
 """

@@ -268,7 +268,7 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True)) -> None
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    # the scratch's kernel may be the first this process loads
+    # numba_without_scipy_blas: the scratch's kernel may be the first this process loads
     with numba_without_scipy_blas(), collecting_rarely():
         scratch = make_scratch(rules.max_moves, control)
         call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
