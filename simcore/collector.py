@@ -12,35 +12,27 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import threading
-from collections.abc import Iterator
+
+from simcore.overlap import ProcessSetting
 
 #: The collector's thresholds while kernels compile (``collecting_rarely``) and in the ``scopasim`` command.
 RARE = (10_000, 10, 100)
 
-_lock = threading.Lock()
-_depth = 0
-_saved = gc.get_threshold()
+
+def _raise_thresholds() -> tuple[int, ...]:
+    before = gc.get_threshold()
+    gc.set_threshold(*_raised(before))
+    return before
 
 
-@contextlib.contextmanager
-def collecting_rarely() -> Iterator[None]:
+_rare = ProcessSetting(_raise_thresholds, lambda before: gc.set_threshold(*before))
+
+
+def collecting_rarely() -> contextlib.AbstractContextManager[None]:
     """Run the block with the collector's thresholds at ``RARE`` (or higher ones already set), then restore them.
 
     Nested and concurrent blocks share one setting: the thresholds come back when the last block ends."""
-    global _depth, _saved
-    with _lock:
-        if _depth == 0:
-            _saved = gc.get_threshold()
-            gc.set_threshold(*_raised(_saved))
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                gc.set_threshold(*_saved)
+    return _rare.held()
 
 
 def collect_rarely() -> None:
