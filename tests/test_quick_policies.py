@@ -76,12 +76,12 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     quick = aces = slots = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
-        hand_cards = cards[: rng.randint(1, 10 if variant in ("foracio", "scopone") else 4)]
+        hand_cards = cards[: rng.randint(1, {"foracio": 12, "scopone": 10}.get(variant, 4))]  # cards[12:]: the table
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank by rank (from 11)
+            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 11)
             n_cards = len(hand_cards)
             hand_size = (n_cards, max(n_cards, SLOTS), max(n_cards, 10), 13)[k % 4]
             play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], hand_size)

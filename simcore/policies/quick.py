@@ -10,9 +10,10 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
   int64 words (exact while the table has at most ``QUICK_TABLE`` = 10 sum cards: values are positive, so the
   subsets with one sum are an antichain, at most C(10, 5) = 252 of them by Sperner's theorem, and a lane never
   carries into the next);
-* ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn (in hands of
-  ``BY_RANK_HAND`` cards or more it counts them rank by rank: a rank's cards have the same captures; in games of
-  hands of at most ``SLOTS`` cards it counts them in fixed slots, ``quick_slots``);
+* ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn (card by card; in games
+  of hands of at most ``SLOTS`` cards in fixed slots, ``quick_slots``; in games of hands of ``BY_RANK_HAND`` cards
+  or more rank by rank, every rank of the pack in a slot of its own, ``quick_rank_slots``: a rank's cards have the
+  same captures);
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, decoding a card's sum captures one by one in that order;
 * a sum capture is decoded by counting (``captures.nth_summing_subset``, with the lanes of the table's lowest cards
@@ -48,11 +49,13 @@ from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
 QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5) = 252 subsets a sum fit a lane)
-# random counts the hand rank by rank from this hand size: Foracio's 13 cards +14-22% deals/s, Scopone's 10 even,
-# Scopa's 3 -5% (one thread, A/B against per card in alternating processes, session 15)
+# random counts the hand in rank slots (``quick_rank_slots``) from this hand size: Foracio's 13 cards +25% deals/s
+# against a walk through the hand's ranks (session 18; that walk had been +14-22% over a walk card by card, session
+# 15); Scopone's 10 cards lost 6% in rank slots, against card by card (one thread, A/B in alternating processes)
 BY_RANK_HAND = 11
 # hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``)
 SLOTS = 4
+RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
 
 
@@ -169,25 +172,12 @@ def card_moves(c, aces, table, rs, lo, hi):
 
 
 @inline_kernel
-def next_unit(rest, by_rank):
-    """(cards, lowest card, rest) of a step of ``quick_random`` through ``rest``: its lowest card, or with
-    ``by_rank`` its cards of the lowest card's rank (a rank's four cards are one nibble of the mask). A card is
-    cleared with ``rest & (rest - 1)``: one cycle from one step to the next, against ~5 from its index."""
-    c = lowest(rest)
-    if by_rank:
-        group = rest & (15 << (c & ~3))
-        return group, c, rest ^ group
-    return rest & -rest, c, rest & (rest - 1)
-
-
-@inline_kernel
-def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
+def quick_random(ps, seat, hand, table, rs, lo, hi):
     """The move ``choose`` picks for ``random``: one ``bounded(n_moves)`` draw, then that move decoded.
 
     The count of each card (``card_moves``) is kept in byte k of ``first`` or ``second`` for the decoding (a
-    count is at most 252: ``QUICK_TABLE``). With ``by_rank`` the hand is counted rank by rank instead (the k-th
-    rank's cards share one count: every card mask of the moves holds whole ranks, ``test_conformance``), which
-    pays where hands are large (``BY_RANK_HAND``) and not where they are small."""
+    count is at most 252: ``QUICK_TABLE``). A card is cleared with ``rest & (rest - 1)``: one cycle from one step
+    to the next, against ~5 from its index."""
     forced = rs.forced_capture
     aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
     first, second = 0, 0
@@ -195,27 +185,26 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
     k = 0
     rest = hand
     while rest != 0:
-        group, c, rest = next_unit(rest, by_rank)
+        c = lowest(rest)
+        rest &= rest - 1
         count = card_moves(c, aces, table, rs, lo, hi)
         if k < 8:
             first |= count << (8 * k)
-        elif k < 16:  # a pack has at most 16 ranks; cards beyond the 16th, which no game deals, are counted again
+        elif k < 16:  # hands of more than 16 cards (none is dealt) count the later cards again below
             second |= count << (8 * (k - 8))
         k += 1
-        moves = count if (aces >> c) & 1 else moves_of(count, forced)
-        total += moves * popcount(group) if by_rank else moves
+        total += count if (aces >> c) & 1 else moves_of(count, forced)
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
     idx = bounded(ps, RNG + 1 + seat, total)
     rest = hand
     ace = False
     cap = 0
-    n = 0
-    group = 0
     c = 0
     k = 0
     while True:
-        group, c, rest = next_unit(rest, by_rank)
+        c = lowest(rest)
+        rest &= rest - 1
         ace = ((aces >> c) & 1) != 0
         if k < 16:
             cap = ((first if k < 8 else second) >> (8 * (k & 7))) & 255
@@ -223,14 +212,10 @@ def quick_random(ps, seat, hand, table, rs, lo, hi, by_rank):
             cap = card_moves(c, aces, table, rs, lo, hi)
         k += 1
         n = cap if ace else moves_of(cap, forced)
-        m = n * popcount(group) if by_rank else n
-        if idx < m:
+        if idx < n:
             break
-        idx -= m
-    while idx >= n:  # the rank's cards in ascending order, n moves each (no division: it costs a play's time)
         idx -= n
-        group &= group - 1
-    return decode_move(ps, lowest(group), cap, table, rs, idx, ace)
+    return decode_move(ps, c, cap, table, rs, idx, ace)
 
 
 @inline_kernel
@@ -267,6 +252,43 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
         before += ((moves >> (8 * k)) & 255) if 8 * k < shift else 0
     c = (cards >> shift) & 255
     return decode_move(ps, c, (caps >> shift) & 255, table, rs, idx - before, ((aces >> c) & 1) != 0)
+
+
+@inline_kernel
+def quick_rank_slots(ps, seat, hand, table, rs, lo, hi):
+    """``quick_random`` for large hands (``BY_RANK_HAND``): every rank of the pack in a slot of its own, counted in a
+    loop of a constant count (``RANKS``), which LLVM unrolls, instead of a walk through the hand's ranks, each step
+    of which waited for the one before. A rank's cards share their count of captures (``quick_random``), kept a
+    byte a rank for the decoding; ranks without a card in the hand count no move."""
+    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    forced = rs.forced_capture
+    first, second, total = 0, 0, 0
+    for r in range(RANKS):
+        c = 4 * r
+        cap = card_moves(c, aces, table, rs, lo, hi)
+        moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
+        total += moves * popcount((hand >> c) & 15)
+        if r < 8:
+            first |= cap << (8 * r)
+        else:
+            second |= cap << (8 * (r - 8))
+    if total == 0:  # forced=player and nothing captures: any card is trailed
+        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+    idx = bounded(ps, RNG + 1 + seat, total)
+    c, cap, moves = 0, 0, 0
+    for r in range(RANKS):  # to the rank of the drawn move
+        c = 4 * r
+        cap = ((first if r < 8 else second) >> (8 * (r & 7))) & 255
+        moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
+        block = moves * popcount((hand >> c) & 15)
+        if idx < block:
+            break
+        idx -= block
+    group = hand & (15 << c)
+    while idx >= moves:  # the rank's cards in ascending order, ``moves`` moves each
+        idx -= moves
+        group &= group - 1
+    return decode_move(ps, lowest(group), cap, table, rs, idx, ((aces >> c) & 1) != 0)
 
 
 @inline_kernel
@@ -311,7 +333,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     rest = hand
     while rest != 0:
         c = lowest(rest)
-        rest &= rest - 1  # one cycle to the next card (``next_unit``)
+        rest &= rest - 1  # one cycle to the next card (``quick_random``)
         play = 1 << c
         wc = ps[WEIGHT + c]
         if (aces >> c) & 1:  # ``append_ace_moves`` order: a trail (where allowed), then the table or keeping itself
@@ -407,7 +429,9 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
         return quick_greedy(ps, hand, table, rs, lo, hi)
     if hand_size <= SLOTS:
         return quick_slots(ps, seat, hand, table, rs, lo, hi, hand_size)
-    return quick_random(ps, seat, hand, table, rs, lo, hi, hand_size >= BY_RANK_HAND)
+    if hand_size >= BY_RANK_HAND:
+        return quick_rank_slots(ps, seat, hand, table, rs, lo, hi)
+    return quick_random(ps, seat, hand, table, rs, lo, hi)
 
 
 @inline_kernel
