@@ -75,11 +75,13 @@ def capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_
 
 
 @inline_kernel
-def capture_count_flat(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to):
+def capture_count_flat(c, table, rs, lo, hi):
     """``capture_count`` with every count computed and one selected, without a branch on the card. Which case a
     card falls in changes from card to card, so ``quick_random``, which counts every card of the hand, lost to
     those branches' mispredictions in the large hands of Scopone (+23% deals/s flat) and Scopa (+5%); greedy, which
     skips most of the work for the cards that cannot capture, is faster with the branches."""
+    priority, sum_mask, value_by_rank, rank_only = rs.single_card_priority, rs.sum_mask, rs.value_by_rank, rs.rank_only
+    court_all, sum_to = rs.court_takes_all, rs.sum_to
     same_rank = table & (15 << ((c >> 2) << 2))
     same = popcount(same_rank)
     same_sum = popcount(same_rank & sum_mask)
@@ -111,8 +113,10 @@ def singles_of(c, table, priority, sum_mask, rank_only):
 
 
 @inline_kernel
-def nth_capture(ps, c, table, priority, sum_mask, value_by_rank, rank_only, court_all, idx, sum_to):
+def nth_capture(ps, c, table, rs, idx):
     """Take mask of capture number ``idx`` (canonical, ascending order) of card ``c``."""
+    priority, sum_mask, value_by_rank, rank_only = rs.single_card_priority, rs.sum_mask, rs.value_by_rank, rs.rank_only
+    court_all, sum_to = rs.court_takes_all, rs.sum_to
     singles = singles_of(c, table, priority, sum_mask, rank_only)
     if (rank_only >> c) & 1 and court_all != 0:
         return singles  # court_takes="all_same_rank": its one capture takes them all
@@ -153,22 +157,24 @@ def nth_ace_take(card, table, forced, ace_on_empty, idx):
 
 
 @inline_kernel
+def ace_mask(rs):
+    """The aces that take all (Foracio's, Scopone's: ``rs.ace_sweeps``), whose moves are their own (``ace_moves``)."""
+    return ACES if rs.ace_sweeps != 0 else 0
+
+
+@inline_kernel
+def trail_any(ps, seat, hand):
+    """The move of random when nothing may be played but nothing captures (forced=player): any card trailed,
+    drawn as ``choose`` draws it."""
+    return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+
+
+@inline_kernel
 def card_moves(c, aces, table, rs, lo, hi):
     """What ``quick_random`` counts for hand card ``c``: an ace's moves (``ace_moves``), else its captures."""
     if (aces >> c) & 1:
         return ace_moves(table, rs.forced_capture, rs.ace_on_empty)
-    return capture_count_flat(
-        c,
-        table,
-        rs.single_card_priority,
-        rs.sum_mask,
-        rs.value_by_rank,
-        rs.rank_only,
-        rs.court_takes_all,
-        lo,
-        hi,
-        rs.sum_to,
-    )
+    return capture_count_flat(c, table, rs, lo, hi)
 
 
 @inline_kernel
@@ -179,7 +185,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
     count is at most 252: ``QUICK_TABLE``). A card is cleared with ``rest & (rest - 1)``: one cycle from one step
     to the next, against ~5 from its index."""
     forced = rs.forced_capture
-    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    aces = ace_mask(rs)
     first, second = 0, 0
     total = 0
     k = 0
@@ -195,7 +201,7 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
         k += 1
         total += count if (aces >> c) & 1 else moves_of(count, forced)
     if total == 0:  # forced=player and nothing captures: any card is trailed
-        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+        return trail_any(ps, seat, hand)
     idx = bounded(ps, RNG + 1 + seat, total)
     rest = hand
     ace = False
@@ -227,7 +233,7 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
     a byte a slot so that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, gained
     about 2 points more (+6% against +4% in Scopa) but made the cold compile of a Scopa run 4 s longer
     (``benchmarks/README.md``, session 17)."""
-    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    aces = ace_mask(rs)
     cards, caps, moves, total = 0, 0, 0, 0
     rest = hand
     for k in range(slots):
@@ -241,7 +247,7 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
         moves |= n << (8 * k)
         total += n
     if total == 0:  # forced=player and nothing captures: any card is trailed
-        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+        return trail_any(ps, seat, hand)
     idx = bounded(ps, RNG + 1 + seat, total)
     shift, before = 0, 0
     for k in range(1, slots):  # the last slot whose moves start at or before idx (a slot without moves is passed)
@@ -258,9 +264,10 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
 def quick_rank_slots(ps, seat, hand, table, rs, lo, hi):
     """``quick_random`` for large hands (``BY_RANK_HAND``): every rank of the pack in a slot of its own, counted in a
     loop of a constant count (``RANKS``), which LLVM unrolls, instead of a walk through the hand's ranks, each step
-    of which waited for the one before. A rank's cards share their count of captures (``quick_random``), kept a
-    byte a rank for the decoding; ranks without a card in the hand count no move."""
-    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    of which waited for the one before. A rank's cards share their count of captures (every card mask of the moves
+    holds whole ranks, ``test_conformance``), kept a byte a rank for the decoding; ranks without a card in the hand
+    count no move."""
+    aces = ace_mask(rs)
     forced = rs.forced_capture
     first, second, total = 0, 0, 0
     for r in range(RANKS):
@@ -273,7 +280,7 @@ def quick_rank_slots(ps, seat, hand, table, rs, lo, hi):
         else:
             second |= cap << (8 * (r - 8))
     if total == 0:  # forced=player and nothing captures: any card is trailed
-        return nth_bit(hand, bounded(ps, RNG + 1 + seat, popcount(hand))), 0
+        return trail_any(ps, seat, hand)
     idx = bounded(ps, RNG + 1 + seat, total)
     c, cap, moves = 0, 0, 0
     for r in range(RANKS):  # to the rank of the drawn move
@@ -305,19 +312,7 @@ def decode_move(ps, c, cap, table, rs, idx, ace):
         idx -= 1
     elif cap == 0:
         return play, 0
-    take = nth_capture(
-        ps,
-        c,
-        table,
-        rs.single_card_priority,
-        rs.sum_mask,
-        rs.value_by_rank,
-        rs.rank_only,
-        rs.court_takes_all,
-        idx,
-        rs.sum_to,
-    )
-    return play, take
+    return play, nth_capture(ps, c, table, rs, idx)
 
 
 @inline_kernel
@@ -326,7 +321,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
     sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
     ace_on_empty = rs.ace_on_empty
-    aces = ACES if rs.ace_sweeps != 0 else 0  # Foracio's aces (ace_sweeps): moves of their own
+    aces = ace_mask(rs)
     best_play, best_take, best = 0, 0, -(1 << 62)
     captures = 0
     have_lanes = False
@@ -414,8 +409,9 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     loop passes the pointer, since an array bound to an inlined helper's argument costs NRT calls on every play.
 
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
-    make it a constant before Numba prunes its branches: a game of hands of at most ``SLOTS`` cards compiles random's
-    ``quick_slots`` alone, the others ``quick_random`` alone). A larger hand takes the listed path."""
+    make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
+    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else ``quick_random``; the
+    shared kernels compile all three). A hand larger than the slots' takes the listed path."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
     too_many = hand_size <= SLOTS and popcount(hand) > hand_size
     if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled or too_many:
