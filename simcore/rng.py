@@ -52,7 +52,7 @@ GOLDEN = np.int64(_signed(0x9E3779B97F4A7C15))
 SPLIT = np.int64(_signed(0xD1B54A32D192ED03))  # odd, and unrelated to GOLDEN
 _M1 = np.int64(_signed(0xBF58476D1CE4E5B9))
 _M2 = np.int64(_signed(0x94D049BB133111EB))
-_LOW32 = np.int64(0xFFFFFFFF)
+LOW32 = _LOW32 = np.int64(0xFFFFFFFF)
 
 
 def _wrapping(op: str):

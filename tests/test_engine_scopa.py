@@ -10,9 +10,13 @@ from scipy.stats import chisquare
 
 from simcore import engine
 from simcore.cards import cards_of, mask_of, parse_card, parse_mask
+from simcore.kernels.deal import shuffle
 from simcore.kernels.scoring import game_winner
+from simcore.kernels.workspace import DEAL_RNG, DECK, GAME_STATE_SIZE
 from simcore.reference import scopa as ref
-from simcore.reference.rng import Stream
+from simcore.reference.common import shuffle as shuffle_reference
+from simcore.reference.rng import GOLDEN as GOLDEN_U64
+from simcore.reference.rng import MASK64, MIX1, MIX2, Stream
 from simcore.rng import bounded, next64, stream_state
 from simcore.variants.scopa import CATEGORIES, SPEC
 
@@ -44,6 +48,44 @@ def test_kernel_rng_matches_reference(seed, game, stream):
         assert int(next64(states, 0)) & (2**64 - 1) == reference.next64()
     for n in (1, 2, 3, 40, 52, 1000, 2**31 - 1):
         assert bounded(states, 0, n) == reference.bounded(n)
+
+
+def unmix64(z: int) -> int:
+    """The inverse of the SplitMix64 finaliser: the input whose ``mix64`` is ``z``."""
+    z ^= (z >> 31) ^ (z >> 62)
+    z = (z * pow(MIX2, -1, 2**64)) & MASK64
+    z ^= (z >> 27) ^ (z >> 54)
+    z = (z * pow(MIX1, -1, 2**64)) & MASK64
+    return z ^ (z >> 30) ^ (z >> 60)
+
+
+def reference_shuffle(pack: int, state: int) -> tuple[list[int], int]:
+    stream = Stream(0, 0, 0)
+    stream.state = state
+    return shuffle_reference(cards_of(pack), stream), stream.state
+
+
+@pytest.mark.parametrize("pack", [SPEC.compile(SPEC.resolve({})).pack, (1 << 52) - 1], ids=["40 cards", "52 cards"])
+def test_shuffle_matches_reference_also_when_a_draw_is_rejected(pack):
+    """The kernel computes a shuffle's draws together and takes a slower path when one of them might be rejected
+    (about once in 10**8 draws, so random deals almost never meet it): states made so that draw ``k`` is rejected
+    (its 32 bits 0: low half 0, below the threshold of every bound that is not a power of two) or lands just above
+    the threshold give the reference's deck and the reference's state after it, as random states do."""
+    n = bin(pack).count("1")
+    gs = np.zeros(GAME_STATE_SIZE, np.int64)
+    rng = random.Random(5)
+    states = [rng.getrandbits(64) for _ in range(20)]
+    for k in (0, 1, 7, n - 3, n - 2):
+        bound = n - k
+        threshold = (2**32 - bound) % bound
+        for top in (0, 1, (2**32 + threshold - 1) // bound + 1):  # rejected, rejected or near, accepted near it
+            states.append((unmix64(top << 32 | rng.getrandbits(32)) - (k + 1) * GOLDEN_U64) & MASK64)
+    for state in states:
+        gs[DEAL_RNG] = state - 2**64 if state >= 2**63 else state
+        assert shuffle(gs, pack) == n
+        deck, after = reference_shuffle(pack, state)
+        assert list(gs[DECK : DECK + n]) == deck
+        assert int(gs[DEAL_RNG]) & MASK64 == after
 
 
 def test_bounded_is_uniform():

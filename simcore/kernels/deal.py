@@ -37,6 +37,7 @@ from simcore.kernels.scoring import foracio_pile_points, kaszino_scoring, kaszin
 from simcore.kernels.workspace import (
     DEAL_RNG,
     DECK,
+    DRAWS,
     DS_DEAL,
     DS_DOUBLE,
     DS_FIRST,
@@ -75,7 +76,7 @@ from simcore.kernels.workspace import (
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose, choose_quick, needs_state
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
-from simcore.rng import GOLDEN, bounded, draw_bounded, wrapping_add
+from simcore.rng import GOLDEN, LOW32, bounded, draw_bounded, mix64, wrapping_add, wrapping_mul
 from simcore.variants.base import (
     ACE_SWEEP_SCORES,
     LEADER_LAST_CAPTURER,
@@ -148,9 +149,25 @@ def draw_first_dealer(gs, players, fixed):
 def shuffle(gs, pack):
     """Fill the deck with the pack's cards (ascending id) and Fisher-Yates them; returns the count.
 
-    The deal stream's state stays in a local for the whole shuffle (``draw_bounded``: the numbers of ``bounded``)."""
+    The draws do not depend on each other (draw ``k`` mixes ``state + (k + 1) * GOLDEN``), so they are computed
+    first, in one loop that LLVM vectorises, then the swaps follow. A draw that Lemire's method might reject
+    (its low half below its bound: about once in 10**8 draws) sends the whole shuffle down the plain loop of
+    ``draw_bounded`` instead, which gives the same numbers one at a time."""
     n = list_cards(gs, DECK, pack)
     state = gs[DEAL_RNG]
+    near = 0
+    for k in range(n - 1):
+        bound = n - k
+        m = ((mix64(wrapping_add(state, wrapping_mul(k + 1, GOLDEN))) >> 32) & LOW32) * bound
+        gs[DRAWS + k] = (m >> 32) & LOW32
+        near |= (m & LOW32) < bound
+    if near == 0:
+        for k in range(n - 1):
+            i = n - 1 - k
+            j = gs[DRAWS + k] & 63  # below 52: the mask tells LLVM so (no negative-index check)
+            gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]
+        gs[DEAL_RNG] = wrapping_add(state, wrapping_mul(max(n - 1, 0), GOLDEN))
+        return n
     for i in range(n - 1, 0, -1):
         state, j = draw_bounded(state, i + 1)
         gs[DECK + i], gs[DECK + j] = gs[DECK + j], gs[DECK + i]

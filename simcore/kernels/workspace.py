@@ -23,6 +23,7 @@ Game state ``gs`` (int64 slots, numbered by ``Slots`` in this order)::
                      stop for a Monte Carlo decision and resume, and a rollout can continue a sampled copy
     SWEEP_ORDER, SWEEP_COUNT [2]  the order of the deal's sweeps by side (Scopa's count-out)
     LAST_ROUND_SCOPA [4], DS_PROVISIONAL, DS_PROVISIONAL_EVENT [2]  Foracio's provisional last-round scope
+    DRAWS     [52]   the shuffle's scratch (not state: copies of the state stop before it, at ``CARRIED``)
 
 Decision space ``ps`` (int64 slots, numbered the same way)::
 
@@ -99,6 +100,10 @@ SWEEP_COUNT = _gs.take()  # Scopa count-out: counted sweeps of the deal so far
 LAST_ROUND_SCOPA = _gs.take(4)  # scopa points each side made in the last round (in SWEEP_PTS, not in declarations)
 DS_PROVISIONAL = _gs.take()  # scopa points of the deal's latest capture if it is a last-round sweep, else -1
 DS_PROVISIONAL_EVENT = _gs.take()  # that play's trace event index, or -1
+# the shuffle's scratch, last: its draws, computed together before the swaps (``deal.shuffle``); not state, so a
+# copy of the state (a Monte Carlo sample, a search node) carries only the ``CARRIED`` slots before it
+DRAWS = _gs.take(52)
+CARRIED = DRAWS
 GAME_STATE_SIZE = _gs.size
 
 # decision space

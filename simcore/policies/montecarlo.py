@@ -37,6 +37,7 @@ from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_HAND_COUNTS, VIEW_N_MOVES, VIEW_OPEN, VIEW_SEAT, run_deal
 from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
+    CARRIED,
     DECK,
     DS_N,
     DS_OUT_SIDE,
@@ -44,7 +45,6 @@ from simcore.kernels.workspace import (
     FAULT,
     FAULT_POLICY,
     FAULT_VARIANT,
-    GAME_STATE_SIZE,
     HANDS,
     MOVES,
     PILES,
@@ -83,7 +83,7 @@ def determinize(rules, gs, ps, sample, seat, n_unseen):
     for i in range(n_unseen - 1, 0, -1):  # shuffle the unseen cards with the seat's stream
         j = bounded(ps, RNG + 1 + seat, i + 1)
         ps[base + i], ps[base + j] = ps[base + j], ps[base + i]
-    for k in range(GAME_STATE_SIZE):
+    for k in range(CARRIED):
         sample[k] = gs[k]
     k = 0
     for other in range(rules.players):

@@ -37,6 +37,7 @@ from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_N_MOVES, VIEW_SEAT, run_deal
 from simcore.kernels.scoring import score_deal
 from simcore.kernels.workspace import (
+    CARRIED,
     DS_OUT_SIDE,
     FAULT,
     FAULT_POLICY,
@@ -86,7 +87,7 @@ INF = 1e18
 def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, exchange, full):
     """Copy ``src`` (a state stopped at a decision) to ``dst``, play ``(play, take)`` and run on to the next
     decision with more than one legal move (its moves listed in ``rps``) or to the end; returns the status."""
-    for k in range(GAME_STATE_SIZE):
+    for k in range(CARRIED):
         dst[k] = src[k]
     rps[MOVES] = play
     rps[MOVES + 1] = take
