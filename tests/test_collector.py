@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import threading
@@ -83,3 +84,14 @@ def test_the_command_collects_rarely_from_its_start():
     code = "import gc, cli; print(gc.get_threshold())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == str(RARE)
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("2", "2")])
+def test_the_command_keeps_blas_to_one_thread_unless_told(given, expected):
+    """Set before numpy loads (else OpenBLAS has started its threads already); a value the user set stays."""
+    code = "import os, sys, cli; print('numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["False", expected]
