@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import kernel, llvm_inline_kernel
 from simcore.kernels.bits import list_cards, popcount, suit_mask
 from simcore.kernels.control import CONTROL_STOP, atomic_load
 from simcore.kernels.deal import DEAL_NEED, DEAL_OUT, VIEW_N_MOVES, VIEW_SEAT, run_deal
@@ -83,7 +83,7 @@ __all__ = ["MAX_DEPTH", "P_DEPTH", "P_TREE", "P_WORLDS", "choose_search", "maxn_
 INF = 1e18
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, exchange, full):
     """Copy ``src`` (a state stopped at a decision) to ``dst``, play ``(play, take)`` and run on to the next
     decision with more than one legal move (its moves listed in ``rps``) or to the end; returns the status."""
@@ -97,7 +97,7 @@ def advance(rules, stops, params, src, dst, rps, events, play, take, one_card, e
     return status
 
 
-@kernel(nrt=False)
+@llvm_inline_kernel
 def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, first_substream, one_card, exchange,
                full):  # fmt: skip
     """The value of a decision ``state`` at the depth limit (its moves listed in ``rps``): with a rollout policy,
