@@ -220,7 +220,7 @@ def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full
         first_substream = 1 + 4 * ps[SUBSTREAM + seat]
         ps[SUBSTREAM + seat] += 1
         for m in range(n_moves):
-            for k in range(sample.shape[0]):
+            for k in range(CARRIED):  # the state (the shuffle's scratch after it is not)
                 rollout[k] = sample[k]
             rps[MOVES] = ps[MOVES + 2 * m]
             rps[MOVES + 1] = ps[MOVES + 2 * m + 1]
