@@ -52,7 +52,7 @@ GOLDEN = np.int64(_signed(0x9E3779B97F4A7C15))
 SPLIT = np.int64(_signed(0xD1B54A32D192ED03))  # odd, and unrelated to GOLDEN
 _M1 = np.int64(_signed(0xBF58476D1CE4E5B9))
 _M2 = np.int64(_signed(0x94D049BB133111EB))
-LOW32 = _LOW32 = np.int64(0xFFFFFFFF)
+LOW32 = np.int64(0xFFFFFFFF)
 
 
 def _wrapping(op: str):
@@ -120,15 +120,15 @@ def draw_bounded(state, n):
     """(new state, uniform integer in ``0..n-1``) of a stream held in a local (``1 <= n < 2**31``): Lemire's
     method, unbiased. The shuffle keeps the deal stream in a register with it; ``bounded`` is the same draw."""
     state = wrapping_add(state, GOLDEN)
-    m = ((mix64(state) >> 32) & _LOW32) * n
-    low = m & _LOW32
+    m = ((mix64(state) >> 32) & LOW32) * n
+    low = m & LOW32
     if low < n:
         threshold = ((1 << 32) - n) % n
         while low < threshold:
             state = wrapping_add(state, GOLDEN)
-            m = ((mix64(state) >> 32) & _LOW32) * n
-            low = m & _LOW32
-    return state, (m >> 32) & _LOW32  # the mask tells LLVM the value is not negative: no index wraparound
+            m = ((mix64(state) >> 32) & LOW32) * n
+            low = m & LOW32
+    return state, (m >> 32) & LOW32  # the mask tells LLVM the value is not negative: no index wraparound
 
 
 @llvm_inline_kernel
