@@ -300,7 +300,7 @@ def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
     """3-player Scopa, the stock empty, seat 0 with two cards left: in the true deal (every hand known) the
     max-n tree searched to the end gives, for each of seat 0's moves, the exact max-n value of seat 0."""
     from simcore.kernels.workspace import GAME_STATE_SIZE
-    from simcore.policies.kernels import POLICY_MC
+    from simcore.policies.kernels import POLICY_LEAF, POLICY_MC
     from simcore.policies.search import MAX_DEPTH, maxn_value
 
     resolved = SPEC.resolve({"players": 3})
@@ -310,6 +310,7 @@ def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
     features = run_features(rules, ids)
     events = np.zeros((1, 1, 7), np.int64)
     stops = np.full(4, POLICY_MC, np.int64)
+    leaf_stops = np.full(4, POLICY_LEAF, np.int64)
     stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
     moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
     meta = np.empty((MAX_DEPTH, 3), np.int64)
@@ -350,8 +351,8 @@ def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
             else:
                 t.add(card)
             exact = maxn(resolved, after, t, p, sw, la, 1, 0)[0]
-            got = maxn_value(rules, s, params, 0, stops, stack, moves, meta, vals, gs, play, take, 6, 0, 0, 1,
-                             events, *features)  # fmt: skip
+            got = maxn_value(rules, s, params, 0, stops, leaf_stops, stack, moves, meta, vals, gs, play, take, 6, 0,
+                             0, 1, events, *features)  # fmt: skip
             assert got == exact, (game, m, got, exact)
             values.add(exact)
         positions += 1
@@ -359,3 +360,54 @@ def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
         if positions == 10:
             break
     assert positions == 10 and checked >= 3  # positions where the move mattered
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides", "first_play"),
+    [
+        ("scopa", {}, False),
+        ("scopa", {"forced_capture": "none"}, False),
+        ("skopa", {}, False),
+        ("skopa", {"multi_group_capture": True, "forced_capture": "card"}, False),
+        ("foracio", {"ace_on_empty": "keep"}, False),
+        ("foracio", {"ace_on_empty": "stay", "court_takes": "all_same_rank"}, False),
+        ("scopone", {"ace_takes_all": True, "sum_choice": "fewest"}, False),
+        ("scopone", {"ace_takes_all": True, "ace_first_play": "banned"}, True),
+        ("escoba", {}, False),
+        ("escoba", {"forced_capture": "player"}, False),
+    ],
+)
+def test_a_leaf_stop_skips_the_list_only_where_it_holds_two_moves_or_more(variant, overrides, first_play):
+    """Search's leaves stop the deal loop without listing the moves when ``lists_two_or_more`` says the decision
+    has two or more (``POLICY_LEAF``): on random positions of every compulsion rule, a position it passes lists two
+    or more; where it declines (``player``, the first play under ``ace_first_play="banned"``), one-move positions
+    with two cards in hand exist, so the exclusions are needed."""
+    from simcore.kernels.moves import first_play_rules, legal_moves, lists_two_or_more, move_rules
+    from simcore.kernels.workspace import decision_space_size, seat_space
+    from simcore.variants import get_variant
+    from simcore.variants.base import FORCED_PLAYER
+
+    spec = get_variant(variant)
+    rules = spec.compile(spec.resolve(overrides))
+    rs = first_play_rules(rules) if first_play else move_rules(rules)
+    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+    pack = cards_of(rules.pack)
+    rng = np.random.default_rng(7)
+    skipped = declined_single = 0
+    for _ in range(4000):
+        cards = [pack[i] for i in rng.permutation(len(pack))[:16]]
+        hand_cards = cards[: int(rng.integers(1, 6))]
+        if first_play and rng.random() < 0.5:  # aces in hand, where the banned first play leaves them out
+            hand_cards = [0, *[c for c in hand_cards if c > 3][:1]]
+        hand = sum(1 << c for c in hand_cards)
+        table = sum(1 << c for c in cards[6 : 6 + int(rng.integers(0, 7))]) & ~hand
+        n = legal_moves(seat_space(ps), hand, table, rs)
+        if lists_two_or_more(hand, rs):
+            assert n >= 2, (variant, overrides, cards_of(hand), cards_of(table), n)
+            skipped += 1
+        elif len(hand_cards) >= 2 and n == 1:
+            declined_single += 1
+    if rs.forced_capture == FORCED_PLAYER or first_play:  # declined where it had to be
+        assert declined_single > 0 and skipped == 0
+    else:
+        assert skipped > 2000

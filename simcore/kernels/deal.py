@@ -32,7 +32,7 @@ from __future__ import annotations
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
-from simcore.kernels.moves import exchange_moves, first_play_rules, list_moves, move_rules
+from simcore.kernels.moves import exchange_moves, first_play_rules, list_moves, lists_two_or_more, move_rules
 from simcore.kernels.scoring import foracio_pile_points, kaszino_scoring, kaszino_sure_points, scopa_secured_total
 from simcore.kernels.workspace import (
     DEAL_RNG,
@@ -74,7 +74,7 @@ from simcore.kernels.workspace import (
     data_pointer,
 )
 from simcore.policies.heuristics import P_EPSILON
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, choose, choose_quick, needs_state
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_LEAF, POLICY_RANDOM, choose, choose_quick, needs_state
 from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
 from simcore.rng import GOLDEN, LOW32, bounded, draw_bounded, mix64, wrapping_add, wrapping_mul
 from simcore.variants.base import (
@@ -122,6 +122,7 @@ VIEW_NEXT_COUNT = 17  # cards in the next player's hand
 VIEW_LAST = 18  # 1 if this is the deal's last play
 VIEW_HAND_COUNTS = 19  # + seat: cards in each hand
 VIEW_N_MOVES = 23  # number of legal moves
+UNLISTED = -1  # VIEW_N_MOVES at a search leaf whose moves were not listed (two or more: ``POLICY_LEAF``)
 
 
 @kernel
@@ -442,6 +443,10 @@ def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, f
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
                 play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
             if play < 0:
+                if policy == POLICY_LEAF and lists_two_or_more(gs[HANDS + seat], rs):
+                    ps[VIEW + VIEW_N_MOVES] = UNLISTED  # a search leaf: the moves are not needed
+                    status = DEAL_NEED
+                    break
                 n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
                 if needs_state(policy):
                     status = DEAL_NEED

@@ -75,7 +75,7 @@ from simcore.kernels.workspace import (
     borrow,
     borrow_fields,
 )
-from simcore.policies.kernels import POLICY_ROLLOUT, POLICY_SEARCH
+from simcore.policies.kernels import POLICY_MC, POLICY_ROLLOUT, POLICY_SEARCH
 from simcore.policies.montecarlo import MAX_PARAMS, choose_mc
 from simcore.policies.search import choose_search
 from simcore.rng import stream_state
@@ -162,8 +162,11 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
         seat = ps[VIEW + VIEW_SEAT]
         if policy_ids[seat] == POLICY_SEARCH:
             choice = choose_search(rules, s, params, seat, events, one_card, exchange, full)
-        else:
+        elif policy_ids[seat] == POLICY_MC:
             choice = choose_mc(rules, s, params, seat, events, one_card, exchange, full)
+        else:  # ``POLICY_LEAF`` stops the loop too, but is search's own mark, no seat's policy
+            ps[FAULT] = FAULT_POLICY
+            break
         status, ne = run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, choice, one_card, exchange, full)
     return gs[DS_T], redeals, ne, gs[DS_OUT_SIDE], gs[DS_LAST]
 

@@ -110,6 +110,16 @@ def list_moves(ps, hand, table, rs):
 
 
 @inline_kernel
+def lists_two_or_more(hand, rs):
+    """True when ``list_moves`` surely lists two moves or more for ``hand``, known without listing them (search's
+    leaves need no more: ``simcore.policies.kernels.POLICY_LEAF``). Under forced ``none`` or ``card`` every card
+    adds a move of its own (its trail, or its captures, or an ace's take-all, keep or stay), so two cards make two
+    moves. Under ``player`` one capturing card may be all there is, and the deal's first play under
+    ``ace_first_play="banned"`` leaves the aces out: those are listed."""
+    return rs.forced_capture != FORCED_PLAYER and rs.ace_sweeps != ACES_BANNED and (hand & (hand - 1)) != 0
+
+
+@inline_kernel
 def table_sums(table, rs):
     """(reached, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
     cards: ``reached`` and ``sums`` from ``table_reach``; more: the search, ``sums`` unused."""

@@ -27,6 +27,7 @@ POLICY_TARTALUCA = 8
 POLICY_RANDOM_CARD = 9
 POLICY_USER = 10  # a user-written policy, called through its address (simcore.policies.usercall)
 POLICY_SEARCH = 11  # decided between the stops of the deal loop, as POLICY_MC (simcore.policies.search)
+POLICY_LEAF = 12  # search's stop at its depth limit: the deal loop may stop there without listing the moves
 
 GREEDY_CARD_SCORE = 1000  # one more card taken outweighs any difference in card weights
 
@@ -46,7 +47,7 @@ def weight_of(ps, mask):
 def needs_state(policy_id):
     """True for the policies the deal loop stops for (``DEAL_NEED``): they search sampled copies of the game
     state (``mc``, ``search``), so they are called between the loop's stops, never by ``choose``."""
-    return policy_id in (POLICY_MC, POLICY_SEARCH)
+    return policy_id in (POLICY_MC, POLICY_SEARCH, POLICY_LEAF)
 
 
 @kernel(nrt=False)

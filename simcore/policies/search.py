@@ -66,7 +66,7 @@ from simcore.policies.heuristics import (
     P_WORLDS,
     points_of,
 )
-from simcore.policies.kernels import POLICY_MC, choose, choose_greedy
+from simcore.policies.kernels import POLICY_LEAF, POLICY_MC, choose, choose_greedy
 from simcore.policies.montecarlo import (
     OUT_VALUE,
     V_SEEN,
@@ -126,13 +126,15 @@ def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, fir
 
 
 @kernel(nrt=False)
-def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, play, take, depth, side, key, sub,
-               events, one_card, exchange, full):  # fmt: skip
+def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bounds, root, play, take, depth, side,
+               key, sub, events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
     decisions (``stack``: a state per level; ``moves``, ``meta`` = [count, next, maximizing], ``bounds`` =
-    [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends."""
+    [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends. The deal loop
+    runs to a decision at the depth limit with ``leaf_stops`` (see ``choose_search``)."""
     rps = s.rollout_ps
-    status = advance(rules, stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
+    first_stops = leaf_stops if depth == 0 else stops
+    status = advance(rules, first_stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
     if status != DEAL_NEED:
         return deal_margin(rules, stack[0], s.points, s.work, side, status, rps)
     if depth == 0:
@@ -146,7 +148,9 @@ def move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, root, 
             meta[level, 1] += 1
             p, t = moves[level, 2 * i], moves[level, 2 * i + 1]
             child = stack[level + 1]
-            status = advance(rules, stops, params, stack[level], child, rps, events, p, t, one_card, exchange, full)
+            child_stops = leaf_stops if level + 1 == depth else stops
+            status = advance(rules, child_stops, params, stack[level], child, rps, events, p, t, one_card, exchange,
+                             full)  # fmt: skip
             if rps[FAULT] != 0:
                 return 0.0
             if status != DEAL_NEED:
@@ -266,8 +270,8 @@ def prefers(a, b, mover, root, n_sides):
 
 
 @kernel(nrt=False)
-def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, play, take, depth, side, key, sub,
-               events, one_card, exchange, full):  # fmt: skip
+def maxn_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, vals, root, play, take, depth, side,
+               key, sub, events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root`` by a max-n tree over the next ``depth``
     decisions: every side picks the child best for its own margin (``prefers``), no side plays against another
     on purpose. ``vals`` rows 0..depth-1 hold each level's best vector, row ``MAX_DEPTH`` the child's, row
@@ -275,7 +279,8 @@ def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, pl
     rps = s.rollout_ps
     n_sides = rules.n_sides
     child_vec, totals = vals[MAX_DEPTH], vals[MAX_DEPTH + 1]
-    status = advance(rules, stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
+    first_stops = leaf_stops if depth == 0 else stops
+    status = advance(rules, first_stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
     if status != DEAL_NEED:
         deal_vector(rules, stack[0], s.points, s.work, status, rps, totals, child_vec)
         return child_vec[side]
@@ -291,7 +296,9 @@ def maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, root, pl
             meta[level, 1] += 1
             p, t = moves[level, 2 * i], moves[level, 2 * i + 1]
             child = stack[level + 1]
-            status = advance(rules, stops, params, stack[level], child, rps, events, p, t, one_card, exchange, full)
+            child_stops = leaf_stops if level + 1 == depth else stops
+            status = advance(rules, child_stops, params, stack[level], child, rps, events, p, t, one_card, exchange,
+                             full)  # fmt: skip
             if rps[FAULT] != 0:
                 return 0.0
             if status != DEAL_NEED:
@@ -355,6 +362,9 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
         for j in range(MAX_PARAMS):
             s.rollout_params[k, j] = params[seat, j]
     stops = np.full(4, POLICY_MC, np.int64)  # the deal loop stops at every decision of the tree
+    # at the depth limit the piles' value needs no move list, only to know that the decision is one (two moves or
+    # more), which the deal loop can often tell without listing them; a rollout leaf needs the list
+    leaf_stops = np.full(4, POLICY_LEAF if rollout_id < 0 else POLICY_MC, np.int64)
     stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
     moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
     meta = np.empty((MAX_DEPTH, 3), np.int64)
@@ -376,11 +386,13 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
         for m in range(n_moves):
             play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
             if maxn:
-                values[m] += maxn_value(rules, s, params, seat, stops, stack, moves, meta, vals, sample, play, take,
-                                        depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
+                values[m] += maxn_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, vals, sample,
+                                        play, take, depth, side, key, sub, events, one_card, exchange,
+                                        full)  # fmt: skip
             else:
-                values[m] += move_value(rules, s, params, seat, stops, stack, moves, meta, bounds, sample, play,
-                                        take, depth, side, key, sub, events, one_card, exchange, full)  # fmt: skip
+                values[m] += move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bounds, sample,
+                                        play, take, depth, side, key, sub, events, one_card, exchange,
+                                        full)  # fmt: skip
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0
