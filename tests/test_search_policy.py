@@ -411,3 +411,58 @@ def test_a_leaf_stop_skips_the_list_only_where_it_holds_two_moves_or_more(varian
         assert declined_single > 0 and skipped == 0
     else:
         assert skipped > 2000
+
+
+@pytest.mark.parametrize("variant", ["scopa", "escoba", "skopa"])
+def test_alpha_beta_gives_the_plain_minimax_value_of_every_move(variant):
+    """With two sides the max-n tree (no cut-off, ``maxn_value``) is plain minimax, so on mid-deal positions of
+    2-player games, at depths 2 to 4, alpha-beta (``move_value``: cut-offs, moves sorted by greedy's score) must give
+    every move the very same value: the order of the moves may save work, never change a value."""
+    from simcore.kernels.deal import VIEW_SEAT
+    from simcore.kernels.workspace import DS_T, GAME_STATE_SIZE, VIEW
+    from simcore.policies.kernels import POLICY_LEAF, POLICY_MC
+    from simcore.policies.search import MAX_DEPTH, maxn_value, move_value
+
+    config = RunConfig.create(variant, policies=["search:worlds=1", "greedy"], games=1, seed=1)
+    rules = config.compiled_rules()
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    features = run_features(rules, ids)
+    events = np.zeros((1, 1, 7), np.int64)
+    stops, leaf_stops = np.full(4, POLICY_MC, np.int64), np.full(4, POLICY_LEAF, np.int64)
+    stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
+    moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
+    scores = np.empty((MAX_DEPTH, rules.max_moves), np.int64)
+    meta = np.empty((MAX_DEPTH, 3), np.int64)
+    bounds = np.empty((MAX_DEPTH, 3), np.float64)
+    vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
+    compared = differing = 0
+    for game in range(30):
+        s = new_scratch(rules)
+        s.gs[DEAL_RNG] = stream_state(6, game, 0)
+        for seat in range(2):
+            s.ps[RNG + 1 + seat] = stream_state(6, game, 1 + seat)
+        fill_rule_info(s.ps, rules)
+        fill_rule_info(s.rollout_ps, rules)
+        s.rollout_ids[:] = -1  # leaves valued by their piles
+        begin_deal(rules, s.gs, 0, 1, events, -1, 0)
+        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+        stop_at = 4 + 3 * (game % 6)
+        while status == DEAL_NEED and (s.gs[DS_T] < stop_at or s.ps[VIEW_N_MOVES] < 2 or s.ps[VIEW + VIEW_SEAT]):
+            forced = choose_greedy(s.ps, s.ps[VIEW_N_MOVES])
+            status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, forced, *features)
+        if status != DEAL_NEED:
+            continue
+        gs, ps = s.gs, s.ps
+        depth = 2 + game % 3
+        values = []
+        for m in range(int(ps[VIEW_N_MOVES])):
+            play, take = int(ps[MOVES + 2 * m]), int(ps[MOVES + 2 * m + 1])
+            pruned = move_value(rules, s, params, 0, stops, leaf_stops, stack, moves, scores, meta, bounds, gs, play,
+                                take, depth, 0, 0, 1, events, *features)  # fmt: skip
+            plain = maxn_value(rules, s, params, 0, stops, leaf_stops, stack, moves, meta, vals, gs, play, take,
+                               depth, 0, 0, 1, events, *features)  # fmt: skip
+            assert pruned == plain, (variant, game, m, pruned, plain)
+            values.append(plain)
+            compared += 1
+        differing += len(set(values)) > 1
+    assert compared >= 60 and differing >= 6

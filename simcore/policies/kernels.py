@@ -56,15 +56,18 @@ def choose_greedy(ps, n_moves):
     best = 0
     best_score = -(1 << 62)
     for i in range(n_moves):
-        play = ps[MOVES + 2 * i]
-        take = ps[MOVES + 2 * i + 1]
-        if take != 0:
-            score = GREEDY_CARD_SCORE * popcount(take) + weight_of(ps, take | play)
-        else:
-            score = -weight_of(ps, play)
+        score = greedy_score(ps, ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1])
         if score > best_score:
             best, best_score = i, score
     return best
+
+
+@inline_kernel
+def greedy_score(ps, play, take):
+    """Greedy's score of a move (``choose_greedy`` plays the highest, the first of equals)."""
+    if take != 0:
+        return GREEDY_CARD_SCORE * popcount(take) + weight_of(ps, take | play)
+    return -weight_of(ps, play)
 
 
 @kernel(nrt=False)

@@ -66,7 +66,7 @@ from simcore.policies.heuristics import (
     P_WORLDS,
     points_of,
 )
-from simcore.policies.kernels import POLICY_LEAF, POLICY_MC, choose, choose_greedy
+from simcore.policies.kernels import POLICY_LEAF, POLICY_MC, choose, choose_greedy, greedy_score
 from simcore.policies.montecarlo import (
     OUT_VALUE,
     V_SEEN,
@@ -126,8 +126,8 @@ def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, fir
 
 
 @kernel(nrt=False)
-def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bounds, root, play, take, depth, side,
-               key, sub, events, one_card, exchange, full):  # fmt: skip
+def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds, root, play, take, depth,
+               side, key, sub, events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
     decisions (``stack``: a state per level; ``moves``, ``meta`` = [count, next, maximizing], ``bounds`` =
     [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends. The deal loop
@@ -141,7 +141,7 @@ def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bo
         return leaf_value(rules, s, params, seat, stops, stack[0], rps, events, side, key, sub, one_card, exchange,
                           full)  # fmt: skip
     level = 0
-    open_node(rules, rps, moves, meta, bounds, 0, side, -INF, INF)
+    open_node(rules, rps, moves, scores, meta, bounds, 0, side, -INF, INF, depth > 1)
     while True:
         if meta[level, 1] < meta[level, 0] and bounds[level, 0] < bounds[level, 1]:
             i = meta[level, 1]
@@ -160,7 +160,8 @@ def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bo
                                    exchange, full)  # fmt: skip
             else:
                 level += 1
-                open_node(rules, rps, moves, meta, bounds, level, side, bounds[level - 1, 0], bounds[level - 1, 1])
+                open_node(rules, rps, moves, scores, meta, bounds, level, side, bounds[level - 1, 0],
+                          bounds[level - 1, 1], True)  # fmt: skip
                 continue
         else:
             value = bounds[level, 2]
@@ -176,16 +177,26 @@ def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bo
 
 
 @kernel(nrt=False)
-def open_node(rules, rps, moves, meta, bounds, level, side, alpha, beta):
-    """Start the tree node at ``level`` from the decision listed in ``rps``: its moves, greedy's choice first."""
+def open_node(rules, rps, moves, scores, meta, bounds, level, side, alpha, beta, ordered):
+    """Start the tree node at ``level`` from the decision listed in ``rps``: its moves, in greedy's order when
+    ``ordered``.
+
+    Strong moves first make the cut-offs come early, and the order changes no value: the tree's root has the whole
+    window, so alpha-beta returns its exact minimax value whatever the order (the same rows). Sorted by greedy's
+    score (``greedy_score``; an insertion sort, equals in list order) instead of greedy's choice first and the rest
+    in list order, 2-player Scopa's and Escoba's depth 3 made 1.13x and 1.18x the plays a second (session 20). A
+    tree of one level (Scopone's and Foracio's depth 1) has no cut-off to gain: its moves stay in list order."""
     n = rps[VIEW + VIEW_N_MOVES]
-    first = choose_greedy(rps, n)  # a strong move first makes the cut-offs come early
-    moves[level, 0], moves[level, 1] = rps[MOVES + 2 * first], rps[MOVES + 2 * first + 1]
-    k = 1
     for m in range(n):
-        if m != first:
-            moves[level, 2 * k], moves[level, 2 * k + 1] = rps[MOVES + 2 * m], rps[MOVES + 2 * m + 1]
-            k += 1
+        play, take = rps[MOVES + 2 * m], rps[MOVES + 2 * m + 1]
+        score = greedy_score(rps, play, take) if ordered else 0
+        k = m
+        while k > 0 and scores[level, k - 1] < score:
+            moves[level, 2 * k], moves[level, 2 * k + 1] = moves[level, 2 * k - 2], moves[level, 2 * k - 1]
+            scores[level, k] = scores[level, k - 1]
+            k -= 1
+        moves[level, 2 * k], moves[level, 2 * k + 1] = play, take
+        scores[level, k] = score
     maximizing = rules.side_of[rps[VIEW + VIEW_SEAT]] == side
     meta[level, 0], meta[level, 1], meta[level, 2] = n, 0, maximizing
     bounds[level, 0], bounds[level, 1] = alpha, beta
@@ -367,6 +378,7 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
     leaf_stops = np.full(4, POLICY_LEAF if rollout_id < 0 else POLICY_MC, np.int64)
     stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
     moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
+    scores = np.empty((MAX_DEPTH, rules.max_moves), np.int64)
     meta = np.empty((MAX_DEPTH, 3), np.int64)
     bounds = np.empty((MAX_DEPTH, 3), np.float64)
     maxn = rules.n_sides > 2 and params[seat, P_TREE] != 0
@@ -390,8 +402,8 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
                                         play, take, depth, side, key, sub, events, one_card, exchange,
                                         full)  # fmt: skip
             else:
-                values[m] += move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, bounds, sample,
-                                        play, take, depth, side, key, sub, events, one_card, exchange,
+                values[m] += move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds,
+                                        sample, play, take, depth, side, key, sub, events, one_card, exchange,
                                         full)  # fmt: skip
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
