@@ -296,12 +296,44 @@ def maxn(rules, hands, table, piles, sweeps, last, mover, root):
     return best[1]
 
 
+def tree_buffers(rules):
+    """The work arrays of ``move_value`` and ``maxn_value``, as ``choose_search`` makes them: (stops, leaf_stops,
+    stack, moves, scores, meta, bounds, vals)."""
+    from simcore.kernels.workspace import GAME_STATE_SIZE
+    from simcore.policies.kernels import POLICY_LEAF, POLICY_MC
+    from simcore.policies.search import MAX_DEPTH
+
+    return (
+        np.full(4, POLICY_MC, np.int64),
+        np.full(4, POLICY_LEAF, np.int64),
+        np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64),
+        np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64),
+        np.empty((MAX_DEPTH, rules.max_moves), np.int64),
+        np.empty((MAX_DEPTH, 3), np.int64),
+        np.empty((MAX_DEPTH, 3), np.float64),
+        np.zeros((MAX_DEPTH + 2, 4), np.float64),
+    )
+
+
+def started_deal(rules, ids, params, features, events, seed, game, players, dealer):
+    """A new scratch with game ``game``'s first deal begun and run to its first stop: (scratch, status). Leaves
+    at a search's depth limit are valued by their piles."""
+    s = new_scratch(rules)
+    s.gs[DEAL_RNG] = stream_state(seed, game, 0)
+    for seat in range(players):
+        s.ps[RNG + 1 + seat] = stream_state(seed, game, 1 + seat)
+    fill_rule_info(s.ps, rules)
+    fill_rule_info(s.rollout_ps, rules)
+    s.rollout_ids[:] = -1
+    begin_deal(rules, s.gs, 0, dealer, events, -1, 0)
+    status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+    return s, status
+
+
 def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
     """3-player Scopa, the stock empty, seat 0 with two cards left: in the true deal (every hand known) the
     max-n tree searched to the end gives, for each of seat 0's moves, the exact max-n value of seat 0."""
-    from simcore.kernels.workspace import GAME_STATE_SIZE
-    from simcore.policies.kernels import POLICY_LEAF, POLICY_MC
-    from simcore.policies.search import MAX_DEPTH, maxn_value
+    from simcore.policies.search import maxn_value
 
     resolved = SPEC.resolve({"players": 3})
     rules = SPEC.compile(resolved)
@@ -309,23 +341,10 @@ def test_the_max_n_tree_is_exact_in_a_known_three_player_endgame():
     ids, params = policy_arrays(choices, resolved)
     features = run_features(rules, ids)
     events = np.zeros((1, 1, 7), np.int64)
-    stops = np.full(4, POLICY_MC, np.int64)
-    leaf_stops = np.full(4, POLICY_LEAF, np.int64)
-    stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
-    moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
-    meta = np.empty((MAX_DEPTH, 3), np.int64)
-    vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
+    stops, leaf_stops, stack, moves, _, meta, _, vals = tree_buffers(rules)
     checked = positions = 0
     for game in range(200):
-        s = new_scratch(rules)
-        s.gs[DEAL_RNG] = stream_state(5, game, 0)
-        for seat in range(3):
-            s.ps[RNG + 1 + seat] = stream_state(5, game, 1 + seat)
-        fill_rule_info(s.ps, rules)
-        fill_rule_info(s.rollout_ps, rules)
-        s.rollout_ids[:] = -1  # leaves at the depth limit by their piles (never reached here)
-        begin_deal(rules, s.gs, 0, 2, events, -1, 0)  # seat 0 leads
-        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+        s, status = started_deal(rules, ids, params, features, events, 5, game, 3, 2)  # seat 0 leads
         while status == DEAL_NEED and not (s.gs[DS_POS] == s.gs[DS_N] and bin(int(s.gs[HANDS])).count("1") == 2):
             forced = choose_greedy(s.ps, s.ps[VIEW_N_MOVES])
             status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, forced, *features)
@@ -419,33 +438,18 @@ def test_alpha_beta_gives_the_plain_minimax_value_of_every_move(variant):
     2-player games, at depths 2 to 4, alpha-beta (``move_value``: cut-offs, moves sorted by greedy's score) must give
     every move the very same value: the order of the moves may save work, never change a value."""
     from simcore.kernels.deal import VIEW_SEAT
-    from simcore.kernels.workspace import DS_T, GAME_STATE_SIZE, VIEW
-    from simcore.policies.kernels import POLICY_LEAF, POLICY_MC
-    from simcore.policies.search import MAX_DEPTH, maxn_value, move_value
+    from simcore.kernels.workspace import DS_T, VIEW
+    from simcore.policies.search import maxn_value, move_value
 
     config = RunConfig.create(variant, policies=["search:worlds=1", "greedy"], games=1, seed=1)
     rules = config.compiled_rules()
     ids, params = policy_arrays(config.policy_choices(), config.rules)
     features = run_features(rules, ids)
     events = np.zeros((1, 1, 7), np.int64)
-    stops, leaf_stops = np.full(4, POLICY_MC, np.int64), np.full(4, POLICY_LEAF, np.int64)
-    stack = np.empty((MAX_DEPTH + 1, GAME_STATE_SIZE), np.int64)
-    moves = np.empty((MAX_DEPTH, 2 * rules.max_moves), np.int64)
-    scores = np.empty((MAX_DEPTH, rules.max_moves), np.int64)
-    meta = np.empty((MAX_DEPTH, 3), np.int64)
-    bounds = np.empty((MAX_DEPTH, 3), np.float64)
-    vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
+    stops, leaf_stops, stack, moves, scores, meta, bounds, vals = tree_buffers(rules)
     compared = differing = 0
     for game in range(30):
-        s = new_scratch(rules)
-        s.gs[DEAL_RNG] = stream_state(6, game, 0)
-        for seat in range(2):
-            s.ps[RNG + 1 + seat] = stream_state(6, game, 1 + seat)
-        fill_rule_info(s.ps, rules)
-        fill_rule_info(s.rollout_ps, rules)
-        s.rollout_ids[:] = -1  # leaves valued by their piles
-        begin_deal(rules, s.gs, 0, 1, events, -1, 0)
-        status, _ = run_deal(rules, ids, params, s.gs, s.ps, events, -1, 0, -1, *features)
+        s, status = started_deal(rules, ids, params, features, events, 6, game, 2, 1)
         stop_at = 4 + 3 * (game % 6)
         while status == DEAL_NEED and (s.gs[DS_T] < stop_at or s.ps[VIEW_N_MOVES] < 2 or s.ps[VIEW + VIEW_SEAT]):
             forced = choose_greedy(s.ps, s.ps[VIEW_N_MOVES])
