@@ -56,7 +56,12 @@ def choose_greedy(ps, n_moves):
     best = 0
     best_score = -(1 << 62)
     for i in range(n_moves):
-        score = greedy_score(ps, ps[MOVES + 2 * i], ps[MOVES + 2 * i + 1])
+        play = ps[MOVES + 2 * i]
+        take = ps[MOVES + 2 * i + 1]
+        if take != 0:
+            score = GREEDY_CARD_SCORE * popcount(take) + weight_of(ps, take | play)
+        else:
+            score = -weight_of(ps, play)
         if score > best_score:
             best, best_score = i, score
     return best
@@ -64,7 +69,9 @@ def choose_greedy(ps, n_moves):
 
 @inline_kernel
 def greedy_score(ps, play, take):
-    """Greedy's score of a move (``choose_greedy`` plays the highest, the first of equals)."""
+    """Greedy's score of a move: ``choose_greedy`` plays the first of the highest (search's ``open_node`` sorts by
+    it). ``choose_greedy`` writes the score out itself: calling this made Scopone's mc 9% slower (the same
+    process, old and new interleaved), though both compile the same arithmetic; a test ties the two."""
     if take != 0:
         return GREEDY_CARD_SCORE * popcount(take) + weight_of(ps, take | play)
     return -weight_of(ps, play)
