@@ -1,10 +1,11 @@
 """One deal of any of the games, as a loop that can stop and resume (``run_deal``).
 
-Scopa, Skopa, Foracio and Scopone share ``run_family`` (one card per turn, seats in order, hands dealt in
+Scopa, Skopa, Foracio, Scopone and Escoba share ``family_loop`` (one card per turn, seats in order, hands dealt in
 rounds), driven by ``Rules`` flags: rank-only court captures, the ace that takes all (Foracio, Scopone), same-suit
-points, valued scope, mid-deal declarations. Kaszinó's turn structure is its own (``run_kaszino``: exchanges,
-double moves after a tábla, waiting players, draws led by the last capturer). Procedure (RULES.md A.2, A.5 and
-Part B; the reference engines in ``simcore.reference`` follow the same steps):
+points, valued scope, mid-deal declarations. Kaszinó's turn structure is its own (``kaszino_loop``: exchanges,
+double moves after a tábla, waiting players, draws led by the last capturer). The games call each loop as a
+function of its own (``run_family``, ``run_kaszino``); search's trees have it inlined (``play_on``). Procedure
+(RULES.md A.2, A.5 and Part B; the reference engines in ``simcore.reference`` follow the same steps):
 
 * Streams: stream 0 deals (first dealer, then one shuffle per deal or redeal), stream ``1 + seat`` is the
   seat's policy stream. Deal ``d`` is dealt by ``(first_dealer + d) % players`` and led by the next seat.
@@ -29,7 +30,7 @@ row per event: ``[type, a, b, c, d, mask1, mask2]`` (meanings at the ``EV_*`` co
 
 from __future__ import annotations
 
-from simcore._jit import inline_kernel, kernel
+from simcore._jit import inline_kernel, kernel, llvm_inline_kernel
 from simcore.kernels.bits import KINGS_MASK, list_cards, lowest, popcount, suit_mask
 from simcore.kernels.captures import card_value, mask_value
 from simcore.kernels.moves import exchange_moves, first_play_rules, list_moves, lists_two_or_more, move_rules
@@ -399,8 +400,8 @@ def claim_reached(rules, gs, side, target):
     return banked + scopa_secured_total(rules, gs[PILES : PILES + rules.n_sides], side) >= target
 
 
-@kernel(nrt=False)
-def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
+@llvm_inline_kernel
+def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
     """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
 
     Status DEAL_DONE: the deal is over (residue awarded); DEAL_OUT: a side won mid-deal (``gs[DS_OUT_SIDE]``);
@@ -552,9 +553,9 @@ def quick_exchange(ps, policy, params, n_moves, seat):
     return choose_quick(ps, policy, params, n_moves, seat)
 
 
-@kernel(nrt=False)
-def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
-    """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``run_family``.
+@llvm_inline_kernel
+def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
+    """Play a Kaszinó deal on from where ``gs`` stands (RULES.md 2.3); returns (status, events) as ``family_loop``.
 
     Turns alternate, a player with an empty hand waits, a tábla gives the opponent a double move (a forced
     trail, then a normal move), and when both hands are empty the leader draws first. A player who reaches the
@@ -681,8 +682,44 @@ def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
 
 
 @kernel(nrt=False)
+def run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
+    """``family_loop`` as a function of its own, which the games' deal loops (``run_deal``) call."""
+    return family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+
+
+@kernel(nrt=False)
+def run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
+    """``kaszino_loop`` as a function of its own, which the games' deal loops (``run_deal``) call."""
+    return kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+
+
+@llvm_inline_kernel
+def play_on(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one_card, exchange, full, inlined):
+    """``run_deal``; with ``inlined`` not ``None``, the loop's own code is inlined into the caller instead of called.
+
+    A call passes the whole rule tuple and seven arrays by value, 130 words on the stack: search, which runs the loop
+    for one or two plays at every node of its trees, spent 30-40% of its time in that copy and the stall after it
+    (perf, Scopone). Inlined there (``search.advance``), search made 1.5-2.9x the plays a second (Scopa 1.5, Escoba
+    1.46-1.48, Kaszinó 1.8, Scopone 1.9, Foracio 2.9; session 21, one thread, old and new in one process, same
+    rows). The games' own loop keeps the call: inlined into ``run_deal`` it made Scopone's greedy 0.72x as fast."""
+    # nested ifs: Numba prunes a condition that is only ``x is None``, not one joined to another by ``and``
+    if rules.turns == TURNS_EXCHANGE:
+        if exchange is not None:
+            if inlined is None:
+                return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+            return kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+    elif rules.turns == TURNS_ONE_CARD:  # noqa: SIM102
+        if one_card is not None:
+            if inlined is None:
+                return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+            return family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
+    ps[FAULT] = FAULT_VARIANT
+    return DEAL_DONE, ne
+
+
+@kernel(nrt=False)
 def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one_card=True, exchange=True, full=True):
-    """Play the deal in ``gs`` on (see ``run_family``) with the game's turn structure (``rules.turns``).
+    """Play the deal in ``gs`` on (see ``family_loop``) with the game's turn structure (``rules.turns``).
 
     ``one_card``, ``exchange`` and ``full`` say what the run needs compiled: ``None`` (a type, not a value) leaves
     out the one-card loop, Kaszinó's loop, or the listed policies behind ``choose`` and the Monte Carlo seats, as
@@ -690,12 +727,4 @@ def run_deal(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one
     neither Kaszinó's loop nor the policies it never calls). The defaults compile everything. A turn structure
     of no game, or of a game left out, plays nothing: it raises ``FAULT_VARIANT`` and the deal is over (a
     variant id of no game is refused by the scoring)."""
-    # nested ifs: Numba prunes a condition that is only ``x is None``, not one joined to another by ``and``
-    if rules.turns == TURNS_EXCHANGE:
-        if exchange is not None:
-            return run_kaszino(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
-    elif rules.turns == TURNS_ONE_CARD:  # noqa: SIM102
-        if one_card is not None:
-            return run_family(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full)
-    ps[FAULT] = FAULT_VARIANT
-    return DEAL_DONE, ne
+    return play_on(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one_card, exchange, full, None)
