@@ -84,6 +84,31 @@ PRUNE_SCRIPT = textwrap.dedent(
 )
 
 
+SEARCH_PRUNE_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    from simcore import api
+    from simcore.config import RunConfig
+    from simcore.policies.montecarlo import choose_mc
+    from simcore.policies.search import choose_search, move_value
+
+    api.play_chunk(RunConfig.create("scopa", policies=["mc:samples=2", "greedy"], games=1, seed=1), np.arange(1))
+    print(len(choose_mc.signatures), len(choose_search.signatures), len(move_value.signatures))
+    api.play_chunk(RunConfig.create("scopa", policies=["search:worlds=1", "greedy"], games=1, seed=1), np.arange(1))
+    print(len(choose_search.signatures), len(move_value.signatures))
+    """
+)
+
+
+def test_a_run_without_search_seats_compiles_no_search():
+    """``engine.search_feature``: an mc run compiles mc but not search, whose trees hold inlined copies of the deal
+    loop (about 6 s of an mc run's cold compile); a run with a search seat compiles it."""
+    env = {**os.environ, "SCOPASIM_NO_CACHE": "1"}
+    script = SEARCH_PRUNE_SCRIPT
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["1", "0", "0", "1", "1"]
+
+
 def test_a_run_compiles_only_the_loops_and_policies_it_uses():
     """``engine.run_features``: a greedy/random Scopa run compiles the one-card loop and the quick policies, and
     neither Kaszinó's loop nor ``choose`` with its listed policies nor the Monte Carlo chain (about 40% of the cold

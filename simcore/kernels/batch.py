@@ -34,7 +34,7 @@ from simcore.kernels.game import play_game
 
 
 @kernel(nrt=False)
-def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, one_card, exchange, full):
+def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, one_card, exchange, full, tree=True):
     """Play the blocks of ``games`` (int64 game indices) not yet claimed into ``out`` rows 0..len-1; ``trace``
     records events per game.
 
@@ -43,7 +43,8 @@ def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, on
     the number of games it has finished; ``control[CONTROL_NEXT]`` is the next block to claim, shared by every
     thread running this call on the same chunk. ``s``: the scratch of this call (``game.make_scratch`` on the
     same ``control``), reused game after game (every game resets what it reads). ``one_card``, ``exchange``,
-    ``full``: what the run needs compiled, each ``True`` or ``None`` (``engine.run_features``, ``deal.run_deal``).
+    ``full``, ``tree``: what the run needs compiled, each ``True`` or ``None`` (``engine.run_features``,
+    ``deal.run_deal``; ``tree``: search, ``engine.search_feature``).
 
     One kernel down to the deal loop (``play_game`` is inlined), without reference counting (it allocates
     nothing, and every array it passes on outlives it). A kernel is optimised and compiled to machine code with
@@ -62,5 +63,7 @@ def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, on
             if atomic_load(control, CONTROL_STOP) != 0:
                 break
             ev_slot = slot if trace else -1
-            play_game(slot, games[slot], seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full)
+            play_game(
+                slot, games[slot], seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full, tree
+            )
             atomic_store(control, CONTROL_DONE + b, done)

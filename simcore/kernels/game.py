@@ -145,12 +145,14 @@ def make_scratch(max_moves, control):
 
 
 @inline_kernel
-def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, ne, one_card, exchange, full):
+def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, ne, one_card, exchange, full, tree):
     """Deal and play one deal; returns (plays, redeals, events, out_side, last_capturer).
 
     ``out_side`` is the side that won in the middle of the deal, else -1. Monte Carlo seats decide between the
     stops of ``run_deal`` (so their rollouts, which run the same loop, never call themselves); a run compiled
-    without them (``full`` None: see ``run_deal``) that meets one raises ``FAULT_POLICY``.
+    without them (``full`` None: see ``run_deal``) that meets one raises ``FAULT_POLICY``, and so does a search seat
+    in a run compiled without search (``tree`` None: ``engine.search_feature``; an mc or lookahead run then compiles
+    neither search nor the deal loop's copies inlined into its trees).
     """
     gs, ps = s.gs, s.ps  # ``play_game`` has borrowed every array of ``s``
     redeals, ne = begin_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne)
@@ -161,6 +163,9 @@ def play_deal(deal_idx, dealer, rules, policy_ids, params, s, events, ev_slot, n
             break
         seat = ps[VIEW + VIEW_SEAT]
         if policy_ids[seat] == POLICY_SEARCH:
+            if tree is None:
+                ps[FAULT] = FAULT_POLICY
+                break
             choice = choose_search(rules, s, params, seat, events, one_card, exchange, full)
         elif policy_ids[seat] == POLICY_MC:
             choice = choose_mc(rules, s, params, seat, events, one_card, exchange, full)
@@ -205,7 +210,7 @@ def fill_rule_info(ps, rules):
 
 
 @inline_kernel
-def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full):
+def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_card, exchange, full, tree):
     """Play game ``game`` of the run seeded ``seed`` and write row ``slot`` of ``out``.
 
     Inlined into the batch kernel (``batch.run_games``)."""
@@ -239,7 +244,7 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
             break
         dealer = dealer_of(rules, first_dealer, deals)
         p, r, ne, out_side, last_capturer = play_deal(
-            deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne, one_card, exchange, full
+            deals, dealer, rules, policy_ids, params, s, out.events, ev_slot, ne, one_card, exchange, full, tree
         )
         if ps[FAULT] == 0:
             record_deal(slot, deals, dealer, rules, out, s, out_side >= 0)
