@@ -402,7 +402,7 @@ def claim_reached(rules, gs, side, target):
 
 @llvm_inline_kernel
 def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, full):
-    """Play a Scopa, Skopa or Foracio deal on from where ``gs`` stands; returns (status, events).
+    """Play a deal of a one-card game on from where ``gs`` stands; returns (status, events).
 
     Status DEAL_DONE: the deal is over (residue awarded); DEAL_OUT: a side won mid-deal (``gs[DS_OUT_SIDE]``);
     DEAL_NEED: a Monte Carlo seat must choose among the moves prepared in ``ps``, and the deal resumes with
@@ -700,7 +700,7 @@ def play_on(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, one_
     A call passes the whole rule tuple and seven arrays by value, 130 words on the stack: search, which runs the loop
     for one or two plays at every node of its trees, spent 30-40% of its time in that copy and the stall after it
     (perf, Scopone). Inlined there (``search.advance``), search made 1.5-2.9x the plays a second (Scopa 1.5, Escoba
-    1.46-1.48, Kaszinó 1.8, Scopone 1.9, Foracio 2.9; session 21, one thread, old and new in one process, same
+    1.46-1.48, Kaszinó 1.6-1.8, Scopone 1.7-1.9, Foracio 2.9; session 21, one thread, old and new in one process, same
     rows). The games' own loop keeps the call: inlined into ``run_deal`` it made Scopone's greedy 0.72x as fast."""
     # nested ifs: Numba prunes a condition that is only ``x is None``, not one joined to another by ``and``
     if rules.turns == TURNS_EXCHANGE:
