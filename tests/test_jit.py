@@ -104,8 +104,9 @@ def test_a_run_without_search_seats_compiles_no_search():
     """``engine.search_feature``: an mc run compiles mc but not search, whose trees hold inlined copies of the deal
     loop (about 6 s of an mc run's cold compile); a run with a search seat compiles it."""
     env = {**os.environ, "SCOPASIM_NO_CACHE": "1"}
-    script = SEARCH_PRUNE_SCRIPT
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", SEARCH_PRUNE_SCRIPT], env=env, capture_output=True, text=True, check=True
+    )
     assert result.stdout.split() == ["1", "0", "0", "1", "1"]
 
 
