@@ -17,12 +17,15 @@ import pytest
 
 from simcore.cards import cards_of
 from simcore.kernels.captures import (
-    VALUE_BYTES_CARDS,
+    LANE_SUMS,
+    REACH_TABLE,
+    WALK_BELOW,
+    append_reached_sums,
+    append_sum_subsets,
     mask_value,
-    next_sum,
     nth_summing_subset,
     store_prefix_lanes,
-    value_bytes,
+    table_reach,
 )
 from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
@@ -151,25 +154,41 @@ def test_lanes_kept_by_the_deal_loop_equal_the_rebuilt_ones(variant):
     assert checked > 500
 
 
-def test_next_sum_walks_the_ascending_submasks_with_their_values():
-    """``next_sum`` steps the value sum of the ascending submasks of a table's sum cards (``value_bytes``), as a
-    sum over each submask's cards (``mask_value``) gives it, for tables of 0..8 cards."""
-    spec = get_variant("scopa")
+@pytest.mark.parametrize("variant", ["scopa", "escoba", "foracio"])
+def test_reached_sums_list_what_the_search_lists(variant):
+    """The move generator's sum captures on tables of up to ``REACH_TABLE`` sum cards (``append_reached_sums``:
+    walked over up to ``WALK_BELOW`` cards, decoded from the table's prefix lanes past that, which it stores in the
+    space the first time a card of the position needs them) are the moves the depth-first search
+    (``append_sum_subsets``) lists, in the same order: on one space reused from table to table, for every prefix of
+    the table a card may take from (in random order, so that a table's lanes are stored by any of them), every
+    target up to ``LANE_SUMS`` and one beyond (the search's path), after moves already listed."""
+    spec = get_variant(variant)
     rules = spec.compile(spec.resolve({}))
-    rng = random.Random(5)
+    value = rules.value_by_rank
+    ps = np.zeros(decision_space_size(rules.max_moves), dtype=np.int64)
+    search = np.zeros_like(ps)
+    rng = random.Random(17)
     cards = cards_of(rules.pack & rules.sum_mask)
-    for _ in range(300):
-        avail = sum(1 << c for c in rng.sample(cards, rng.randint(0, VALUE_BYTES_CARDS)))
-        values, before = value_bytes(avail, rules.value_by_rank)
-        s, i, total = 0, 0, 0
-        while True:
-            s = (s - avail) & avail
-            if s == 0:
-                break
-            total = next_sum(i, total, values, before)
-            i += 1
-            assert total == mask_value(s, rules.value_by_rank)
-        assert i == 2 ** bin(avail).count("1") - 1
+    tables = [cards[:REACH_TABLE]] + [rng.sample(cards, rng.randint(0, REACH_TABLE)) for _ in range(150)]
+    listed, decoded = 0, 0
+    for table in tables:
+        table = sorted(table)
+        avail = sum(1 << c for c in table)
+        sums = table_reach(ps, avail, value)
+        asks = [(k, target) for k in range(len(table) + 1) for target in range(1, LANE_SUMS + 2)]
+        rng.shuffle(asks)
+        for k, target in asks:
+            below = sum(1 << c for c in table[:k])
+            card = 1 << rng.choice(cards)
+            start = rng.randint(0, 3)
+            n = append_reached_sums(ps, avail, below, target, value, card, start, sums)
+            m = append_sum_subsets(search, below, target, value, card, start)
+            assert n == m, (table[:k], target)
+            got = ps[MOVES + 2 * start : MOVES + 2 * n]
+            assert np.array_equal(got, search[MOVES + 2 * start : MOVES + 2 * m]), (table[:k], target)
+            listed += n - start
+            decoded += n - start if k > WALK_BELOW and target <= LANE_SUMS else 0
+    assert decoded > 2000 and listed > decoded
 
 
 @pytest.mark.parametrize("variant", ["scopa", "escoba", "skopa"])

@@ -1,13 +1,12 @@
 """Subset-sum capture search on bitmasks.
 
-Algorithm. For an ordinary table (at most ``REACH_TABLE`` = 10 sum cards) ``table_reach`` computes,
-once per position, the bitset of the sums its subsets reach (``reach |= reach << value`` a card) and the cards'
-values a byte each; a hand card whose capture total is not reached costs one shift, and one whose total is
-walks the ascending submasks of the table cards that may enter its sums (its rank and below), each sum from the
-previous one in a few operations (``next_sum``), appending those that match: ascending submasks are the
-canonical order. Kaszinó's exchanges list only the table subsets within the largest total a hand group may make
-(``bounded_table_sums``, ascending by mask: a typical Kaszinó table has 2-4 cards and a handful of such subsets),
-scanned by each hand group for its total.
+Algorithm. For an ordinary table (at most ``REACH_TABLE`` = 10 sum cards) ``store_prefix_lanes`` computes,
+once per position, the packed counts of the subset sums of its j lowest sum cards, j = 0 .. all (one 128-bit
+shift and add a card: ``lanes_times``); a hand card whose capture total no subset of the cards it may take makes
+costs one lane read, and each subset that does is decoded card by card from the top (``nth_summing_subset``), in
+ascending mask order, the canonical order. Kaszinó's exchanges list only the table subsets within the largest
+total a hand group may make (``bounded_table_sums``, ascending by mask: a typical Kaszinó table has 2-4 cards and
+a handful of such subsets), scanned by each hand group for its total.
 
 Larger tables (possible only when capture is not compulsory), and Kaszinó tables with more such subsets than their
 slots, use ``append_sum_subsets``, a depth-first search over the cards in ascending id order. Capture values never
@@ -109,7 +108,8 @@ def lane(lo, hi, v):
 @inline_kernel
 def store_prefix_lanes(ps, avail, value_by_rank):
     """``ps[SUMS + 2j]``, ``ps[SUMS + 2j + 1]`` = the lanes (``subset_sum_lanes``) of the ``j`` lowest cards of
-    ``avail``, for ``nth_summing_subset`` (at most ``QUICK_TABLE`` cards: the lanes are exact)."""
+    ``avail``, ``j`` = 0 .. all of them, for ``nth_summing_subset`` and ``append_lane_sums`` (at most
+    ``QUICK_TABLE`` cards: the lanes are exact)."""
     lo = 1
     hi = 0
     j = 0
@@ -120,6 +120,8 @@ def store_prefix_lanes(ps, avail, value_by_rank):
         ps[SUMS + 2 * j + 1] = hi
         lo, hi = lanes_times(lo, hi, card_value(c, value_by_rank))
         j += 1
+    ps[SUMS + 2 * j] = lo
+    ps[SUMS + 2 * j + 1] = hi
 
 
 @inline_kernel
@@ -177,14 +179,19 @@ def next_sum(i, total, values, before):
     return total + ((values >> b) & 255) - ((before >> b) & 255)
 
 
-REACH_TABLE = 10  # most table sum cards whose sum captures ``append_reached_sums`` walks (2**10 submasks at most)
+REACH_TABLE = 10  # most table sum cards whose sum captures ``append_reached_sums`` finds (else the search)
+WALK_BELOW = 3  # most cards a sum capture may take from that are walked over (2**3 submasks); more are decoded
+LANE_SUMS = 15  # the largest sum the lanes count (``subset_sum_lanes``: 16 lanes of 8 bits)
+LANES_STORED = 2 * REACH_TABLE + 2  # slot of ``SUMS`` (past the lanes) set once the table's lanes are stored
 
 
 @inline_kernel
-def table_reach(avail, value_by_rank):
-    """(reach, values, before) of the table's sum cards ``avail``: bit s of ``reach`` is set when some subset of
-    them sums to s (``reach |= reach << v`` a card: one shift, exact for any number of cards, sums up to 63), and
-    its ``value_bytes`` (``values`` only while it has at most ``VALUE_BYTES_CARDS`` cards), in one pass."""
+def table_reach(ps, avail, value_by_rank):
+    """(reach, values, before) of the table's sum cards ``avail`` (at most ``REACH_TABLE``): bit s of ``reach`` is
+    set when some subset of them sums to s (``reach |= reach << v`` a card: one shift, exact for any number of
+    cards, sums up to 63), and the ``value_bytes`` of its lowest ``VALUE_BYTES_CARDS`` cards, in one pass. Its
+    prefix lanes are not stored yet (``append_reached_sums`` stores them the first time a card needs them)."""
+    ps[SUMS + LANES_STORED] = 0
     reach = 1
     values = 0
     shift = 0
@@ -201,20 +208,25 @@ def table_reach(avail, value_by_rank):
 
 @inline_kernel
 def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
-    """Append ``(card, subset)`` for every subset of ``avail`` (at most ``REACH_TABLE`` cards) whose values sum to
-    ``target``, ascending, as ``append_sum_subsets`` does; ``sums``: ``table_reach(avail)``; ``below``: the
-    cards of ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or
-    all of them: ``sum_candidates``).
+    """Append ``(card, subset)`` for every subset of ``avail`` whose values sum to ``target``, ascending, as
+    ``append_sum_subsets`` does; ``sums``: ``table_reach(ps, avail)``, the same position; ``below``: the cards of
+    ``avail`` that can enter a set of that sum, its lowest cards (those of the card's rank and below, or all of
+    them: ``sum_candidates``).
 
-    A target no subset reaches costs one shift; else the ascending submasks of ``below`` are walked with their sums
-    (``next_sum``: a few operations a step; ``below`` is a prefix of ``avail``, so subset i of one is subset i of
-    the other)."""
+    A target no subset reaches costs one shift. Else up to ``WALK_BELOW`` cards in ``below``, its ascending
+    submasks are walked with their sums (``next_sum``: a few operations a step; ``below`` is a prefix of
+    ``avail``, so subset i of one is subset i of the other); more, the lanes of ``below`` count its subsets of
+    that sum and ``nth_summing_subset`` decodes each in as many steps as ``below`` has cards, where the walk took
+    ``2**k`` steps (256 on an Escoba table of 8; Escoba's search and lookahead 1.2x plays a second). The table's
+    prefix lanes (``store_prefix_lanes``) are stored the first time a card of the position needs them."""
     reach, values, before = sums
     if target < 1 or target > 63:  # beyond the reach bits (no game's target): the search
         return append_sum_subsets(ps, avail, target, value_by_rank, card, n)
     if (reach >> target) & 1 == 0:
         return n
-    wide = popcount(avail) > VALUE_BYTES_CARDS  # 9 or 10 cards: each subset summed
+    k = popcount(below)
+    if k > WALK_BELOW and target <= LANE_SUMS:
+        return append_decoded_sums(ps, avail, below, target, value_by_rank, card, n)
     s = 0
     i = 0
     total = 0
@@ -222,10 +234,24 @@ def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
         s = (s - below) & below  # next submask, ascending: subset i + 1 of ``value_bytes``
         if s == 0:
             return n
-        total = mask_value(s, value_by_rank) if wide else next_sum(i, total, values, before)
+        total = next_sum(i, total, values, before) if k <= VALUE_BYTES_CARDS else mask_value(s, value_by_rank)
         i += 1
         if total == target:
             n = put_move(ps, n, card, s)
+
+
+@kernel(nrt=False)
+def append_decoded_sums(ps, avail, below, target, value_by_rank, card, n):
+    """``append_reached_sums`` past ``WALK_BELOW`` cards: the lanes of ``below`` count its subsets of sum
+    ``target`` (at most ``LANE_SUMS``), and ``nth_summing_subset`` decodes each. The table's prefix lanes
+    (``store_prefix_lanes``) are stored the first time a card of the position needs them."""
+    if ps[SUMS + LANES_STORED] == 0:
+        store_prefix_lanes(ps, avail, value_by_rank)
+        ps[SUMS + LANES_STORED] = 1
+    k = popcount(below)
+    for i in range(lane(ps[SUMS + 2 * k], ps[SUMS + 2 * k + 1], target)):
+        n = put_move(ps, n, card, nth_summing_subset(ps, below, value_by_rank, target, i))
+    return n
 
 
 @kernel(nrt=False)
@@ -377,9 +403,9 @@ def append_card_captures(ps, card_id, table, priority, sum_mask, value_by_rank, 
 @inline_kernel
 def append_reached_captures(ps, card_id, table, rs, n, sums):
     """``append_card_captures`` (the same moves, in the same order) with the table's reachable sums ``sums``
-    (``table_reach``) in place of its compressed subset sums, for a table of at most ``REACH_TABLE`` sum cards;
-    ``rs``: the move generators' rule record (``moves.move_rules``). Its sums are walked over ``sum_candidates``, as
-    the quick path's are."""
+    (``table_reach``, the same ``ps``) in place of its compressed subset sums, for a table of at most
+    ``REACH_TABLE`` sum cards; ``rs``: the move generators' rule record (``moves.move_rules``). Its sums are found
+    over ``sum_candidates``, as the quick path's are."""
     sum_mask, value_by_rank = rs.sum_mask, rs.value_by_rank
     n, v = append_single_captures(
         ps, card_id, table, rs.single_card_priority, sum_mask, value_by_rank, rs.rank_only, rs.court_takes_all, n

@@ -93,9 +93,9 @@ def legal_moves(ps, hand, table, rs):
 def list_moves(ps, hand, table, rs):
     """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``REACH_TABLE`` sum cards
     (every table of a game with compulsory capture) gets the bitset of the sums its subsets reach (``table_reach``:
-    one shift a card), so a hand card that cannot capture costs no scan and one that can walks only the subsets of
-    the cards its sums may take; a larger one gets the search (``append_sum_subsets``)."""
-    reached, sums = table_sums(table, rs)
+    one shift a card), so a hand card that cannot capture costs no scan and one that can walks or decodes only the
+    subsets of the cards its sums may take; a larger one gets the search (``append_sum_subsets``)."""
+    reached, sums = table_sums(ps, table, rs)
     n = 0
     rest = hand
     if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
@@ -120,19 +120,20 @@ def lists_two_or_more(hand, rs):
 
 
 @inline_kernel
-def table_sums(table, rs):
+def table_sums(ps, table, rs):
     """(reached, sums): how ``append_card_moves`` finds the sum captures on ``table``. At most ``REACH_TABLE`` sum
-    cards: ``reached`` and ``sums`` from ``table_reach``; more: the search, ``sums`` unused."""
+    cards: ``reached`` and ``sums`` from ``table_reach`` (which readies ``ps`` for the lanes that larger captures
+    are decoded from); more: the search, ``sums`` unused."""
     avail = table & rs.sum_mask
     if popcount(avail) > REACH_TABLE:
         return False, (0, 0, 0)
-    return True, table_reach(avail, rs.value_by_rank)
+    return True, table_reach(ps, avail, rs.value_by_rank)
 
 
 @inline_kernel
 def append_card_moves(ps, c, table, rs, reached, n, sums):
     """Append the moves hand card ``c`` makes on ``table``; ``reached`` and ``sums`` say how its sum captures are found
-    (``table_sums``).
+    (``table_sums``, on the same ``ps``).
 
     What one card adds to ``legal_moves``, whatever else the hand holds: under ``player`` a card that cannot
     capture adds nothing (the trails come only when no card of the hand can capture), so the moves of a hand are

@@ -367,7 +367,7 @@ def card_replies(ps, params, seat, cards, table, best_of, trail_of):
     space = reply_space(ps)
     space[FAULT] = 0
     rs = reply_rules(ps)
-    reached, sums = table_sums(table, rs)
+    reached, sums = table_sums(space, table, rs)
     movers = 0
     rest = cards
     while rest != 0:
