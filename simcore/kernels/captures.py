@@ -1,12 +1,16 @@
 """Subset-sum capture search on bitmasks.
 
-Algorithm. For an ordinary table (at most ``REACH_TABLE`` = 10 sum cards) ``store_prefix_lanes`` computes,
-once per position, the packed counts of the subset sums of its j lowest sum cards, j = 0 .. all (one 128-bit
-shift and add a card: ``lanes_times``); a hand card whose capture total no subset of the cards it may take makes
-costs one lane read, and each subset that does is decoded card by card from the top (``nth_summing_subset``), in
-ascending mask order, the canonical order. Kaszinó's exchanges list only the table subsets within the largest
-total a hand group may make (``bounded_table_sums``, ascending by mask: a typical Kaszinó table has 2-4 cards and
-a handful of such subsets), scanned by each hand group for its total.
+Algorithm. For an ordinary table (at most ``REACH_TABLE`` = 10 sum cards) ``table_reach`` computes, once per
+position, the bitset of the sums its subsets reach (``reach |= reach << value`` a card) and the cards' values a byte
+each; a hand card whose capture total is not reached costs one shift. One whose total is reached walks the
+ascending submasks of the table cards that may enter its sums (its rank and below, or the whole table in Escoba),
+each sum from the previous one in a few operations (``next_sum``), when they are at most ``WALK_BELOW`` = 3 cards;
+past that, the count of its subsets is read from the table's prefix lanes (``store_prefix_lanes``: the packed
+subset-sum counts of its j lowest cards, stored the first time a card of the position needs them) and each subset
+is decoded card by card from the top (``nth_summing_subset``): k steps a subset instead of 2**k for the walk. Both
+give the subsets in ascending mask order, the canonical order. Kaszinó's exchanges list only the table subsets
+within the largest total a hand group may make (``bounded_table_sums``, ascending by mask: a typical Kaszinó table
+has 2-4 cards and a handful of such subsets), scanned by each hand group for its total.
 
 Larger tables (possible only when capture is not compulsory), and Kaszinó tables with more such subsets than their
 slots, use ``append_sum_subsets``, a depth-first search over the cards in ascending id order. Capture values never
@@ -108,7 +112,7 @@ def lane(lo, hi, v):
 @inline_kernel
 def store_prefix_lanes(ps, avail, value_by_rank):
     """``ps[SUMS + 2j]``, ``ps[SUMS + 2j + 1]`` = the lanes (``subset_sum_lanes``) of the ``j`` lowest cards of
-    ``avail``, ``j`` = 0 .. all of them, for ``nth_summing_subset`` and ``append_lane_sums`` (at most
+    ``avail``, ``j`` = 0 .. all of them, for ``nth_summing_subset`` and ``append_decoded_sums`` (at most
     ``QUICK_TABLE`` cards: the lanes are exact)."""
     lo = 1
     hi = 0
