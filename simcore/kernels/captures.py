@@ -151,7 +151,7 @@ def nth_summing_subset(ps, avail, value_by_rank, target, idx):
     return take
 
 
-VALUE_BYTES_CARDS = 8  # most cards ``value_bytes`` packs (a byte each in an int64); larger tables sum each subset
+VALUE_BYTES_CARDS = 8  # most cards whose values ``table_reach`` packs, a byte each in an int64
 
 
 # byte j of ``values * PREFIX_BYTES`` is the sum of bytes 0..j-1 of ``values``; the bytes carried past bit 63 are
@@ -160,25 +160,11 @@ PREFIX_BYTES = 0x0101010101010100
 
 
 @inline_kernel
-def value_bytes(avail, value_by_rank):
-    """(values, before): byte j of ``values`` = capture value of the j-th lowest card of ``avail`` (at most 8
-    cards), byte j of ``before`` = sum of the values of the cards below it (a multiplication: no carries, since
-    the sums stay under 256)."""
-    values = 0
-    shift = 0
-    while avail != 0:
-        c = lowest(avail)
-        avail &= avail - 1
-        values |= card_value(c, value_by_rank) << shift
-        shift += 8
-    return values, wrapping_mul(values, PREFIX_BYTES)
-
-
-@inline_kernel
 def next_sum(i, total, values, before):
-    """Value sum of subset ``i + 1`` of the cards of ``value_bytes`` from that of subset ``i`` (bit j = the j-th
-    card): counting up clears the trailing ones of ``i`` (the cards below bit b) and sets bit b. So the walk over
-    the submasks of a table in ascending order costs a few operations a step, not a sum over the cards."""
+    """Value sum of subset ``i + 1`` of the cards packed by ``table_reach`` (``values``, and ``before``: byte j the
+    sum of the values below card j) from that of subset ``i`` (bit j = the j-th card): counting up clears the
+    trailing ones of ``i`` (the cards below bit b) and sets bit b. So the walk over the submasks of a table in
+    ascending order costs a few operations a step, not a sum over the cards."""
     b = 8 * lowest(~i)
     return total + ((values >> b) & 255) - ((before >> b) & 255)
 
@@ -193,8 +179,9 @@ LANES_STORED = 2 * REACH_TABLE + 2  # slot of ``SUMS`` (past the lanes) set once
 def table_reach(ps, avail, value_by_rank):
     """(reach, values, before) of the table's sum cards ``avail`` (at most ``REACH_TABLE``): bit s of ``reach`` is
     set when some subset of them sums to s (``reach |= reach << v`` a card: one shift, exact for any number of
-    cards, sums up to 63), and the ``value_bytes`` of its lowest ``VALUE_BYTES_CARDS`` cards, in one pass. Its
-    prefix lanes are not stored yet (``append_reached_sums`` stores them the first time a card needs them)."""
+    cards, sums up to 63), and the values of its lowest ``VALUE_BYTES_CARDS`` cards a byte each with their prefix
+    sums (``next_sum``), in one pass. Its prefix lanes are not stored yet (``append_reached_sums`` stores them the
+    first time a card needs them)."""
     ps[SUMS + LANES_STORED] = 0
     reach = 1
     values = 0
@@ -230,12 +217,12 @@ def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
         return n
     k = popcount(below)
     if k > WALK_BELOW and target <= LANE_SUMS:
-        return append_decoded_sums(ps, avail, below, target, value_by_rank, card, n)
+        return append_decoded_sums(ps, avail, below, k, target, value_by_rank, card, n)
     s = 0
     i = 0
     total = 0
     while True:
-        s = (s - below) & below  # next submask, ascending: subset i + 1 of ``value_bytes``
+        s = (s - below) & below  # next submask, ascending: subset i + 1 of the packed values
         if s == 0:
             return n
         total = next_sum(i, total, values, before) if k <= VALUE_BYTES_CARDS else mask_value(s, value_by_rank)
@@ -245,14 +232,13 @@ def append_reached_sums(ps, avail, below, target, value_by_rank, card, n, sums):
 
 
 @kernel(nrt=False)
-def append_decoded_sums(ps, avail, below, target, value_by_rank, card, n):
-    """``append_reached_sums`` past ``WALK_BELOW`` cards: the lanes of ``below`` count its subsets of sum
-    ``target`` (at most ``LANE_SUMS``), and ``nth_summing_subset`` decodes each. The table's prefix lanes
-    (``store_prefix_lanes``) are stored the first time a card of the position needs them."""
+def append_decoded_sums(ps, avail, below, k, target, value_by_rank, card, n):
+    """``append_reached_sums`` past ``WALK_BELOW`` cards (``k``: those of ``below``): the lanes of ``below`` count
+    its subsets of sum ``target`` (at most ``LANE_SUMS``), and ``nth_summing_subset`` decodes each. The table's
+    prefix lanes (``store_prefix_lanes``) are stored the first time a card of the position needs them."""
     if ps[SUMS + LANES_STORED] == 0:
         store_prefix_lanes(ps, avail, value_by_rank)
         ps[SUMS + LANES_STORED] = 1
-    k = popcount(below)
     for i in range(lane(ps[SUMS + 2 * k], ps[SUMS + 2 * k + 1], target)):
         n = put_move(ps, n, card, nth_summing_subset(ps, below, value_by_rank, target, i))
     return n
