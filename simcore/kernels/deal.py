@@ -231,12 +231,16 @@ def start_deal(rules, gs, deal_idx, dealer, events, ev_slot, ne):
 
 
 @inline_kernel
-def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_hand):
+def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_hand, full):
     """Write the seat's legal moves and its view into ``ps``; returns the number of moves.
 
     ``rs``: the rule scalars of ``move_rules``; ``mode``: MOVES_FAMILY, MOVES_EXCHANGE (Kaszinó) or MOVES_TRAIL
     (a forced trail); ``open_hand``: the other hand when it is public, else 0. This is where game state flows to
     a policy, and only through the view: a policy is handed ``ps``, never ``gs``.
+
+    ``full``: the deal loop's, ``None`` in a loop compiled without the listed policies, which lists only for the
+    quick ones: then neither the view (they read none) nor ``list_moves``' path for small tables (its ``reach``)
+    is compiled; in the four seed games' cold compile of greedy runs, about 2 s less typing of ``family_loop``.
 
     Inlined into the deal loops and ``decide``, with the move lister: as a call it passed 38 arguments (the two
     arrays' fields, the rule record's 14) on the stack once per listed play, about 6 ns of the example greedy's 72
@@ -245,10 +249,11 @@ def prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_
     hand = gs[HANDS + seat]
     space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
     if mode == MOVES_FAMILY:
-        n_moves = list_moves(space, hand, table, rs)
+        n_moves = list_moves(space, hand, table, rs, full)
     else:
         n_moves = exchange_moves(space, hand, table, rs, mode == MOVES_TRAIL)
-    write_view(gs, ps, seat, side, table, seen, stock, deal_idx, t, open_hand, n_moves)
+    if full is not None:
+        write_view(gs, ps, seat, side, table, seen, stock, deal_idx, t, open_hand, n_moves)
     return n_moves
 
 
@@ -282,7 +287,7 @@ def write_view(gs, ps, seat, side, table, seen, stock, deal_idx, t, open_hand, n
 @kernel
 def decide(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, policy_id, params, mode, open_hand):
     """The index in ``ps`` of the move the seat's policy picks (``prepare``, then the policy)."""
-    n_moves = prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_hand)
+    n_moves = prepare(gs, ps, seat, side, table, seen, stock, deal_idx, t, rs, mode, open_hand, True)
     return choose(ps, policy_id, params, n_moves, seat)
 
 
@@ -444,18 +449,18 @@ def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
                 play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
             if play < 0:
-                if policy == POLICY_LEAF and lists_two_or_more(gs[HANDS + seat], rs):
+                if full is not None and policy == POLICY_LEAF and lists_two_or_more(gs[HANDS + seat], rs):
                     ps[VIEW + VIEW_N_MOVES] = UNLISTED  # a search leaf: the moves are not needed
                     status = DEAL_NEED
                     break
-                n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0)
-                if needs_state(policy):
+                n_moves = prepare(gs, ps, seat, side, table, seen, n - pos, deal_idx, t, rs, MOVES_FAMILY, 0, full)
+                if full is None:  # compiled without the listed policies (``engine.run_features``): a quick seat
+                    i = choose_quick(ps, policy, params, n_moves, seat)
+                elif needs_state(policy):
                     status = DEAL_NEED
                     break
-                if full is not None:
+                else:
                     i = choose(ps, policy, params, n_moves, seat)
-                else:  # compiled without the listed policies (``engine.run_features``)
-                    i = choose_quick(ps, policy, params, n_moves, seat)
         if play < 0:
             play = ps[MOVES + 2 * i]
             take = ps[MOVES + 2 * i + 1]
@@ -605,7 +610,9 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
                 space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
                 n_moves = exchange_moves(space, gs[HANDS + p], table, rs, double and step == 0)
                 policy = policy_ids[p]
-                if quick_policy(policy):  # no view: these policies read none (``quick_exchange``)
+                # no view for the quick policies: they read none (``quick_exchange``); a loop compiled without the
+                # listed policies (``engine.run_features``) has only quick seats
+                if full is None or quick_policy(policy):
                     i = quick_exchange(ps, policy, params, n_moves, p)
                 else:
                     open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
@@ -613,10 +620,7 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
                     if needs_state(policy):
                         status = DEAL_NEED
                         break
-                    if full is not None:
-                        i = choose(ps, policy, params, n_moves, p)
-                    else:  # compiled without the listed policies (``engine.run_features``)
-                        i = choose_quick(ps, policy, params, n_moves, p)
+                    i = choose(ps, policy, params, n_moves, p)
             play = ps[MOVES + 2 * i]
             take = ps[MOVES + 2 * i + 1]
             gs[HANDS + p] &= ~play

@@ -86,16 +86,25 @@ def legal_moves(ps, hand, table, rs):
     forced (``Rules.forced_capture``): ``card``, a played card that can capture must; ``player``, if any card
     can capture the move must be a capture; ``none``, any card may be trailed. Runs once per play.
     """
-    return list_moves(ps, hand, table, rs)
+    return list_moves(ps, hand, table, rs, True)
 
 
 @inline_kernel
-def list_moves(ps, hand, table, rs):
+def list_moves(ps, hand, table, rs, reach):
     """``legal_moves``, inlined into ``simcore.kernels.deal.prepare``. A table of at most ``REACH_TABLE`` sum cards
     (every table of a game with compulsory capture) gets the bitset of the sums its subsets reach (``table_reach``:
     one shift a card), so a hand card that cannot capture costs no scan and one that can walks or decodes only the
-    subsets of the cards its sums may take; a larger one gets the search (``append_sum_subsets``)."""
-    reached, sums = table_sums(ps, table, rs)
+    subsets of the cards its sums may take; a larger one gets the search (``append_sum_subsets``).
+
+    ``reach`` None (a type, not a value: ``prepare`` of a deal loop compiled without the listed policies) leaves
+    that path out of the compiled code and takes the search for every table, which lists the same moves in the same
+    order: such a loop lists only for the quick policies, whose own path takes every table they can count
+    (``QUICK_TABLE`` = ``REACH_TABLE`` sum cards) unless a rule option leaves them out."""
+    if reach is None:  # two constants, not a tuple unpacked: Numba prunes ``elif reached`` on a constant only
+        reached = False
+        sums = (0, 0, 0)
+    else:
+        reached, sums = table_sums(ps, table, rs)
     n = 0
     rest = hand
     if rs.ace_sweeps == ACES_BANNED and (hand & ~ACES) != 0:
