@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import types as pytypes
 from functools import partial
 from pathlib import Path
 
@@ -32,6 +33,7 @@ import numba
 from numba import njit
 from numba.core import ir, types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.registry import CPUDispatcher
 
 CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
 
@@ -138,17 +140,54 @@ class _Compiler(CompilerBase):
 _njit = partial(njit, cache=CACHE, nogil=True, error_model="numpy", pipeline_class=_Compiler)
 
 
-def kernel(func=None, *, inline: str = "never", nrt: bool = True, forceinline: bool = False):
+class _KernelDispatcher(CPUDispatcher):
+    """The dispatcher of a kernel compiled for calls from other kernels only (:func:`kernel`'s ``entry=False``).
+
+    Numba gives every compiled function a CPython wrapper and a C-callback wrapper by default. A kernel whose
+    arguments include the rule tuple (67 fields, three arrays) gets a wrapper that unboxes each of them, and LLVM
+    optimises that wrapper again in every library that links the kernel in; a call from another kernel never goes
+    through it. Without the wrappers the four seed games' cold compile fell by about 8 s (46.8 to 38.0 s, the
+    LLVM passes from 30.5 to 23.2 s; ``benchmarks/README.md``, session 23). Such a function has no entry point
+    Python could call, so a call from Python (tests, the interactive play) goes to a twin compiled with the
+    wrappers (``_entry_twin``), on first use."""
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("_scopasim_entry")
+        if twin is None:
+            twin = self.__dict__["_scopasim_entry"] = _entry_twin(self)
+        return twin(*args, **kwargs)
+
+
+def _entry_twin(dispatcher: CPUDispatcher) -> CPUDispatcher:
+    """A copy of a kernel compiled with Numba's wrappers, for calls from Python. Its own qualified name keeps its
+    cache files apart: Numba's cache index does not tell a function compiled with wrappers from one without."""
+    func = dispatcher.py_func
+    twin = pytypes.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    twin.__qualname__ = f"{func.__qualname__}__entry"
+    twin.__module__, twin.__doc__, twin.__kwdefaults__ = func.__module__, func.__doc__, func.__kwdefaults__
+    options = dispatcher.targetoptions
+    return kernel(twin, nrt=options.get("_nrt", True), entry=True)
+
+
+def kernel(func=None, *, inline: str = "never", nrt: bool = True, forceinline: bool = False, entry: bool = False):
     """``njit`` with the project's options, compiled once per argument type (see the module docstring).
 
     ``nrt=False`` (Numba's private ``_nrt`` flag) compiles the function without reference counting: for kernels
     that allocate nothing, return no array and only receive arrays whose owner outlives the call (the deal loop,
     the scoring, the policies' helpers); each array argument then costs no NRT call on entry and exit. A kernel
     that allocates counts (and passes its arrays down); ``tests/test_nrt_balance.py`` checks the balance.
-    ``forceinline=True``: see :data:`llvm_inline_kernel`."""
+    ``forceinline=True``: see :data:`llvm_inline_kernel`. ``entry=True`` for the kernels Python calls in a run
+    (``run_games``, ``make_scratch``): they keep Numba's wrappers; every other kernel is compiled without them
+    (``_KernelDispatcher``), and a call from Python compiles a twin that has them."""
     if func is None:
-        return partial(kernel, inline=inline, nrt=nrt, forceinline=forceinline)
-    dispatcher = _njit(func, inline=inline, _nrt=nrt, forceinline=forceinline)
+        return partial(kernel, inline=inline, nrt=nrt, forceinline=forceinline, entry=entry)
+    if entry:
+        dispatcher = _njit(func, inline=inline, _nrt=nrt, forceinline=forceinline)
+    else:
+        dispatcher = _njit(
+            func, inline=inline, _nrt=nrt, forceinline=forceinline, no_cpython_wrapper=True, no_cfunc_wrapper=True
+        )
+        dispatcher.__class__ = _KernelDispatcher
     typed_call = dispatcher.get_call_template
 
     def get_call_template(args, kws):

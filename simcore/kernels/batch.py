@@ -33,7 +33,7 @@ from simcore.kernels.control import (
 from simcore.kernels.game import play_game
 
 
-@kernel(nrt=False)
+@kernel(nrt=False, entry=True)
 def run_games(games, seed, rules, policy_ids, params, out, trace, control, s, one_card, exchange, full, tree=True):
     """Play the blocks of ``games`` (int64 game indices) not yet claimed into ``out`` rows 0..len-1; ``trace``
     records events per game.

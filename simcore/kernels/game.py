@@ -124,7 +124,7 @@ def new_scratch(rules):
     return make_scratch(rules.max_moves, np.zeros(CONTROL_SIZE, np.int64))
 
 
-@kernel
+@kernel(entry=True)
 def make_scratch(max_moves, control):
     """Allocate one worker's scratch for rules of at most ``max_moves`` legal moves (``Rules.max_moves``); its Monte
     Carlo seats watch ``control``'s stop flag. It takes the one size it reads, not the rules, so that it compiles
