@@ -65,7 +65,7 @@ class DealtHands(NamedTuple):
     table: np.ndarray
 
 
-@kernel
+@kernel(entry=True)
 def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, hands, table):
     """Replay the deal stream of ``games`` (int64[G]) for ``n_deals[g]`` deals each and write the output arrays of
     :class:`DealtHands` (rows of a game's deals consecutive, in game order)."""
@@ -115,7 +115,7 @@ def dealt_hands(rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray)
     return out
 
 
-@kernel
+@kernel(entry=True)
 def play_deals(rules, seed, games, n_deals, policy_ids, params, points, one_card, exchange):
     """Play each of the first ``n_deals[g]`` deals of ``games`` on its own, from totals of zero, with quick
     policies (random or greedy: ``run_deal`` compiled without the others), and write each side's points of each

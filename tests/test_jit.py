@@ -38,6 +38,45 @@ def test_constant_arguments_do_not_make_new_specializations():
     assert result.stdout.strip() == "['int64', 'int64', 'bool'] 1"
 
 
+TWIN_SCRIPT = textwrap.dedent(
+    """
+    from simcore._jit import _KernelDispatcher, kernel
+
+    @kernel
+    def add_one(x):
+        return x + 1
+
+    @kernel(entry=True)
+    def twice_plus_two(x):
+        return 2 * add_one(x)
+
+    assert isinstance(add_one, _KernelDispatcher) and not isinstance(twice_plus_two, _KernelDispatcher)
+    assert add_one.targetoptions["no_cpython_wrapper"] and "no_cpython_wrapper" not in twice_plus_two.targetoptions
+    first = twice_plus_two(3)  # compiles (or loads) the wrapper-less add_one inside it first
+    second = add_one(3)  # then Python's call: the twin, compiled with the wrappers (or loaded: its own files)
+    twin = add_one._scopasim_entry
+    hits = twice_plus_two.stats.cache_hits, twin.stats.cache_hits
+    print(first, second, twin.py_func.__qualname__, len(hits[0]) > 0, len(hits[1]) > 0)
+    """
+)
+
+
+def test_python_calls_a_kernel_through_a_twin_with_wrappers_cached_apart(tmp_path):
+    """Kernels only kernels call are compiled without Numba's wrappers; a call from Python compiles a twin with
+    them. The twin's cache files must be its own: Numba's index does not tell the two builds apart, and a twin
+    that loaded the wrapper-less build would call a null entry point. Two fresh processes on one cache folder:
+    the first compiles both builds (the wrapper-less one first), the second loads both."""
+    script = tmp_path / "twins.py"
+    script.write_text(TWIN_SCRIPT)
+    env = {**os.environ, "SCOPASIM_NO_CACHE": "0", "SCOPASIM_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    assert runs[0].split() == ["8", "4", "add_one__entry", "False", "False"]
+    assert runs[1].split() == ["8", "4", "add_one__entry", "True", "True"]
+
+
 LOAD_SCRIPT = textwrap.dedent(
     """
     import sys
