@@ -151,8 +151,8 @@ class _KernelDispatcher(CPUDispatcher):
     Numba gives every compiled function a CPython wrapper and a C-callback wrapper by default. A kernel whose
     arguments include the rule tuple (67 fields, three arrays) gets a wrapper that unboxes each of them, and LLVM
     optimises that wrapper again in every library that links the kernel in; a call from another kernel never goes
-    through it. Without the wrappers the four seed games' cold compile fell by about 8 s (46.8 to 38.0 s, the
-    LLVM passes from 30.5 to 23.2 s; ``benchmarks/README.md``, session 23). Such a function has no entry point
+    through it. Without the wrappers the four seed games' cold compile fell from 46 to 33 s (LLVM's passes had
+    taken 30.5 s of the 46; ``benchmarks/README.md``, session 23). Such a function has no entry point
     Python could call, so a call from Python (tests, the interactive play) goes to a twin compiled with the
     wrappers (``_entry_twin``), on first use."""
 
