@@ -31,7 +31,15 @@ from simcore.kernels.moves import legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
-from simcore.policies.quick import QUICK_TABLE, SLOTS, lanes_after, quick_choice, subset_sum_lanes
+from simcore.policies.quick import (
+    BY_RANK_HAND,
+    GREEDY_BY_RANK_HAND,
+    QUICK_TABLE,
+    SLOTS,
+    lanes_after,
+    quick_choice,
+    subset_sum_lanes,
+)
 from simcore.rng import stream_state
 from simcore.variants import get_variant
 
@@ -66,7 +74,7 @@ CASES = [
 @pytest.mark.parametrize(("variant", "overrides"), CASES)
 def test_quick_choice_equals_the_listed_choice(variant, overrides):
     """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
-    cards; random walks the hand each of its ways in turn (the ``hand_size`` it is told)."""
+    cards; random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve(overrides))
     rs = move_rules(rules)
@@ -76,7 +84,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     params[0, P_EPSILON] = 0.5
     pack = cards_of(rules.pack)
     rng = random.Random(11)
-    quick = aces = slots = 0
+    quick = aces = slots = random_ranks = greedy_ranks = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
         hand_cards = cards[: rng.randint(1, {"foracio": 12, "scopone": 10}.get(variant, 4))]  # cards[12:]: the table
@@ -84,16 +92,22 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 11)
+            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 10);
+            # greedy's two: card by card, rank slots (from 11)
             n_cards = len(hand_cards)
-            hand_size = (n_cards, max(n_cards, SLOTS), max(n_cards, 10), 13)[k % 4]
-            play, take = quick_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], hand_size)
+            sizes = (n_cards, max(n_cards, SLOTS), max(n_cards, BY_RANK_HAND - 1), max(n_cards, BY_RANK_HAND), 13)
+            hand_size = sizes[k % 5]
+            full = None if k // 5 % 2 else True  # random's rank slots are compiled only without the listed policies
+            epsilon = params[0, P_EPSILON]
+            play, take = quick_choice(ps, 0, hand, table, rs, policy, epsilon, hand_size, rules.pack, full)
             after_quick = ps[RNG + 1]
             if play < 0:  # too large a table: the loop lists the moves instead
                 assert bin(table & rs.sum_mask).count("1") > QUICK_TABLE
                 continue
             aces += bool(rs.ace_sweeps and hand & 0xF)
             slots += policy != POLICY_GREEDY and hand_size <= SLOTS
+            random_ranks += policy == POLICY_RANDOM and hand_size >= BY_RANK_HAND and full is None
+            greedy_ranks += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -104,6 +118,8 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     assert quick > 4500  # most positions take the quick path
     assert aces > 3000 or not rs.ace_sweeps  # the aces that take all (Foracio, Scopone) are decided quick too
     assert slots > 300  # random's slots (``quick_slots``), empty slots included
+    assert random_ranks > 150  # random's rank slots (``quick_rank_slots``)
+    assert greedy_ranks > 300  # greedy's rank slots (``quick_greedy_ranks``)
 
 
 @pytest.mark.parametrize(
@@ -248,6 +264,6 @@ def test_a_hand_larger_than_the_slots_takes_the_listed_path():
     ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
     ps[RNG + 1] = stream_state(5, 0, 1)
     hand = sum(1 << c for c in cards_of(rules.pack)[:4])
-    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 3) == (-1, 0)
+    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 3, rules.pack) == (-1, 0)
     assert ps[RNG + 1] == stream_state(5, 0, 1)
-    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 4)[0] > 0
+    assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 4, rules.pack)[0] > 0

@@ -429,7 +429,7 @@ def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
     mover = (first + t) % players  # the seat to move and the place in the round: counters, not divisions
     in_round = t % per_round
     status = DEAL_DONE
-    sum_mask = rules.sum_mask
+    sum_mask, pack = rules.sum_mask, rules.pack
     lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)  # kept up to date by ``lanes_after``
     ps_data = data_pointer(ps)  # for the quick policies: an array passed to an inlined helper costs NRT calls
     while t < total_plays:
@@ -447,7 +447,9 @@ def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
             policy = policy_ids[seat]
             if quick_policy(policy):  # no move list, no view (simcore.policies.quick)
                 hand, epsilon = gs[HANDS + seat], params[seat, P_EPSILON]
-                play, take = quick_choice_lanes(ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
+                play, take = quick_choice_lanes(
+                    ps_data, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size, pack, full
+                )
             if play < 0:
                 if full is not None and policy == POLICY_LEAF and lists_two_or_more(gs[HANDS + seat], rs):
                     ps[VIEW + VIEW_N_MOVES] = UNLISTED  # a search leaf: the moves are not needed

@@ -22,8 +22,10 @@ from simcore.kernels.captures import (
     append_reached_captures,
     append_sum_subsets,
     bounded_table_sums,
+    lane,
     mask_value,
     put_move,
+    subset_sum_lanes,
     table_reach,
 )
 from simcore.kernels.ruleinfo import move_rules_of, replaced
@@ -37,6 +39,9 @@ from simcore.variants.base import (
     FORCED_NONE,
     FORCED_PLAYER,
 )
+
+UNLISTED = -2  # ``exchange_moves``: the table's subsets not listed yet (``bounded_table_sums`` gives -1 or a count)
+LANE_MAX = 15  # the largest sum ``subset_sum_lanes`` counts
 
 ACES = 0xF
 ACES_BANNED = -1  # ``rs.ace_sweeps`` of the deal's first play under ace_first_play="banned": aces may not be played
@@ -209,7 +214,10 @@ def exchange_moves(ps, hand, table, rs, trail_only):
     bound = mask_value(hand, value_by_rank)  # no hand group makes more
     if max_sum > 0:
         bound = min(bound, max_sum)
-    count = bounded_table_sums(ps, table & sum_mask, value_by_rank, bound)
+    avail = table & sum_mask
+    counted = popcount(avail) <= REACH_TABLE  # the lanes count the subsets of each sum 0..15 exactly
+    lo, hi = subset_sum_lanes(avail, value_by_rank)
+    count = UNLISTED  # the table's subsets are listed when a hand group first has a match
     n = 0
     sub = 0
     while True:
@@ -223,6 +231,10 @@ def exchange_moves(ps, hand, table, rs, trail_only):
         total = mask_value(sub, value_by_rank)
         if max_sum > 0 and total > max_sum:
             continue
+        if counted and total <= LANE_MAX and lane(lo, hi, total) == 0:
+            continue
+        if count == UNLISTED:
+            count = bounded_table_sums(ps, avail, value_by_rank, bound)
         if count >= 0:
             n = append_listed_sums(ps, count, total, sub, n)
         else:

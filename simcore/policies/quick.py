@@ -15,7 +15,8 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
   or more rank by rank, every rank of the pack in a slot of its own, ``quick_rank_slots``: a rank's cards have the
   same captures);
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
-  ``choose_greedy`` does, decoding a card's sum captures one by one in that order;
+  ``choose_greedy`` does, decoding a card's sum captures one by one in that order (in hands of
+  ``GREEDY_BY_RANK_HAND`` cards or more, only the cards that capture: ``quick_greedy_ranks``);
 * a sum capture is decoded by counting (``captures.nth_summing_subset``, with the lanes of the table's lowest cards
   that ``store_prefix_lanes`` keeps in the ``SUMS`` slots of the decision space);
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
@@ -49,10 +50,17 @@ from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
 QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5) = 252 subsets a sum fit a lane)
-# random counts the hand in rank slots (``quick_rank_slots``) from this hand size: Foracio's 13 cards +25% deals/s
-# against a walk through the hand's ranks (session 18; that walk had been +14-22% over a walk card by card, session
-# 15); Scopone's 10 cards lost 6% in rank slots, against card by card (one thread, A/B in alternating processes)
-BY_RANK_HAND = 11
+# random counts the hand in rank slots (``quick_rank_slots``) from this hand size, in a loop compiled without the
+# listed policies (``full`` None: greedy and random runs): Foracio's 13 cards +25% deals/s against a walk through the
+# hand's ranks (session 18; that walk had been +14-22% over a walk card by card, session 15); Scopone's 10 cards lost
+# 6% while the slots were the 13 of a 52-card pack, and gain 10-16% since the ranks its 40-card pack has not are left
+# out (session 24). Compiled into the loop that mc's rollouts run, the slots made Scopone's mc 4-5% slower (its
+# rollouts' 10% of random moves, in hands that are smaller on average); that loop walks the hand card by card (Foracio's
+# and Scopone's mc as fast as before). One thread, old and new in one process, same rows.
+BY_RANK_HAND = 10
+# greedy counts the captures in rank slots (``quick_greedy_ranks``) from this hand size: Foracio's 13 cards +15-17%
+# deals/s; Scopone's 10 cards 4% slower than ``quick_greedy``'s walk (session 24, as above)
+GREEDY_BY_RANK_HAND = 11
 # hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``)
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
@@ -261,17 +269,19 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
 
 
 @inline_kernel
-def quick_rank_slots(ps, seat, hand, table, rs, lo, hi):
+def quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack):
     """``quick_random`` for large hands (``BY_RANK_HAND``): every rank of the pack in a slot of its own, counted in a
     loop of a constant count (``RANKS``), which LLVM unrolls, instead of a walk through the hand's ranks, each step
     of which waited for the one before. A rank's cards share their count of captures (every card mask of the moves
     holds whole ranks, ``test_conformance``), kept a byte a rank for the decoding; ranks without a card in the hand
-    count no move."""
+    count no move. ``pack``: the rules' pack (a constant under frozen rules), whose missing ranks are not counted."""
     aces = ace_mask(rs)
     forced = rs.forced_capture
     first, second, total = 0, 0, 0
     for r in range(RANKS):
         c = 4 * r
+        if (pack >> c) & 15 == 0:  # a rank the pack has not (Scopone's 8-10): folded away with the frozen rules
+            continue
         cap = card_moves(c, aces, table, rs, lo, hi)
         moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
         total += moves * popcount((hand >> c) & 15)
@@ -387,22 +397,118 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 
 
 @inline_kernel
+def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
+    """``quick_greedy`` for large hands (``BY_RANK_HAND``): the captures of every rank of the pack are counted in a
+    loop of a constant count, without a branch (``card_moves``), the best trail is a scan of the trailing cards'
+    weights, and only the cards that capture (and the aces that take all) go through ``quick_greedy``'s walk. In a
+    hand of 10 or 13 cards most cards cannot capture; the walk's test of each, card by card, was the cost.
+
+    The two bests are the first best of two parts of the canonical order, so the move is the higher score, and on
+    a tie the one that comes first: the lower card, and a card's trail before its captures."""
+    forced = rs.forced_capture
+    aces = ace_mask(rs)
+    capturing, captures = 0, 0
+    first, second = 0, 0
+    for r in range(RANKS):
+        c = 4 * r
+        if (pack >> c) & 15 == 0:  # a rank the pack has not: folded away with the frozen rules
+            continue
+        cap = capture_count_flat(c, table, rs, lo, hi)
+        cards = (hand >> c) & 15
+        capturing |= (cards << c) if cap != 0 else 0
+        captures += cap * popcount(cards)
+        if r < 8:
+            first |= cap << (8 * r)
+        else:
+            second |= cap << (8 * (r - 8))
+    special = hand & aces  # an ace that takes all always has a move (``ace_moves``)
+    captures += popcount(special)
+    if forced == FORCED_NONE:
+        trailing = hand & ~special
+    elif forced == FORCED_CARD:
+        trailing = hand & ~special & ~capturing
+    else:
+        trailing = hand if captures == 0 else 0
+    trail_play, trail_best = 0, -(1 << 62)
+    rest = trailing
+    while rest != 0:
+        c = lowest(rest)
+        rest &= rest - 1
+        score = -ps[WEIGHT + c]
+        better = score > trail_best
+        trail_play = (1 << c) if better else trail_play
+        trail_best = score if better else trail_best
+    best_play, best_take, best = 0, 0, -(1 << 62)
+    rest = (capturing & ~aces) | special
+    have_lanes = False
+    priority, rank_only, court_all = rs.single_card_priority, rs.rank_only, rs.court_takes_all
+    sum_mask, value_by_rank, sum_to, ace_on_empty = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.ace_on_empty
+    while rest != 0:
+        c = lowest(rest)
+        rest &= rest - 1
+        play = 1 << c
+        wc = ps[WEIGHT + c]
+        if (aces >> c) & 1:  # ``append_ace_moves`` order: a trail (where allowed), then the table or keeping itself
+            if table != 0:
+                if forced == FORCED_NONE and -wc > best:
+                    best_play, best_take, best = play, 0, -wc
+                score = GREEDY_CARD_SCORE * popcount(table) + weight_of(ps, table) + wc
+                if score > best:
+                    best_play, best_take, best = play, table, score
+            else:
+                if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and -wc > best:
+                    best_play, best_take, best = play, 0, -wc
+                if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
+                    best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
+            continue
+        r = c >> 2
+        cap = ((first if r < 8 else second) >> (8 * (r & 7))) & 255
+        singles = singles_of(c, table, priority, sum_mask, rank_only)
+        if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
+            score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
+            if score > best:
+                best_play, best_take, best = play, singles, score
+            continue
+        if singles != 0 or (rank_only >> c) & 1:
+            while singles != 0:
+                t = singles & -singles
+                singles ^= t
+                score = GREEDY_CARD_SCORE + ps[WEIGHT + lowest(t)] + wc
+                if score > best:
+                    best_play, best_take, best = play, t, score
+            continue
+        if not have_lanes:  # the table's sum cards: each card's ``avail`` is their lowest cards
+            store_prefix_lanes(ps, table & sum_mask, value_by_rank)
+            have_lanes = True
+        v = capture_target(card_value(c, value_by_rank), sum_to)
+        avail = table & sum_mask & sum_candidates(c, sum_to)
+        for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
+            s = nth_summing_subset(ps, avail, value_by_rank, v, i)
+            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
+            if score > best:
+                best_play, best_take, best = play, s, score
+    if trail_best > best or (trail_best == best and trail_play <= best_play):
+        return trail_play, 0
+    return best_play, best_take
+
+
+@inline_kernel
 def quick_policy(policy):
     """True for the policies ``quick_choice`` decides: random, greedy and the rollouts' epsilon-greedy."""
     return policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT)
 
 
 @inline_kernel
-def quick_choice(ps, seat, hand, table, rs, policy, epsilon, hand_size):
+def quick_choice(ps, seat, hand, table, rs, policy, epsilon, hand_size, pack, full=True):
     """(play, take) of the seat's ``policy`` (``quick_policy``; ``epsilon``: the rollout's P_EPSILON), or (-1, 0)
     with no draw made when the table is too large (Foracio's aces, ``rs.ace_sweeps``, have moves of their own,
     which random and greedy count and score themselves)."""
     lo, hi = subset_sum_lanes(table & rs.sum_mask, rs.value_by_rank)
-    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size)
+    return quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size, pack, full)
 
 
 @inline_kernel
-def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size):
+def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_size, pack, full):
     """``quick_choice`` with the table's lanes (``subset_sum_lanes``) given: the deal loop keeps them up to date
     (``lanes_after``), so a trail costs one multiplication instead of a rebuild. Here and in ``quick_random`` and
     ``quick_greedy``, ``ps`` is the decision space or a pointer to its data (``workspace.data_pointer``): the deal
@@ -411,7 +517,10 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
     make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
     hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else ``quick_random``; the
-    shared kernels compile all three). A hand larger than the slots' takes the listed path."""
+    shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from ``GREEDY_BY_RANK_HAND`` cards,
+    else ``quick_greedy``). A hand larger than the slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``:
+    the deal loop's (``None`` in a loop compiled without the listed policies, the only one that has rank slots for
+    random: ``BY_RANK_HAND``)."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
     too_many = hand_size <= SLOTS and popcount(hand) > hand_size
     if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled or too_many:
@@ -422,11 +531,15 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
+        if hand_size >= GREEDY_BY_RANK_HAND:
+            return quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack)
         return quick_greedy(ps, hand, table, rs, lo, hi)
     if hand_size <= SLOTS:
         return quick_slots(ps, seat, hand, table, rs, lo, hi, hand_size)
-    if hand_size >= BY_RANK_HAND:
-        return quick_rank_slots(ps, seat, hand, table, rs, lo, hi)
+    # nested ifs: Numba prunes a condition that is only ``full is None`` (``deal.play_on``)
+    if hand_size >= BY_RANK_HAND:  # noqa: SIM102
+        if full is None:
+            return quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
 
 
