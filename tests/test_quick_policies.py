@@ -27,7 +27,7 @@ from simcore.kernels.captures import (
     store_prefix_lanes,
     table_reach,
 )
-from simcore.kernels.moves import legal_moves, move_rules
+from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
 from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
@@ -38,6 +38,7 @@ from simcore.policies.quick import (
     SLOTS,
     lanes_after,
     quick_choice,
+    quick_exchange_choice,
     subset_sum_lanes,
 )
 from simcore.rng import stream_state
@@ -120,6 +121,59 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides):
     assert slots > 300  # random's slots (``quick_slots``), empty slots included
     assert random_ranks > 150  # random's rank slots (``quick_rank_slots``)
     assert greedy_ranks > 300  # greedy's rank slots (``quick_greedy_ranks``)
+
+
+KASZINO_CASES = [
+    {},
+    {"forced_capture": "none"},
+    {"max_sum": 0},
+    {"max_sum": 10, "max_hand_cards": 1},
+    {"max_sum": 15, "max_hand_cards": 2, "forced_capture": "none"},
+    {"max_sum": 20},
+]
+
+
+@pytest.mark.parametrize("overrides", KASZINO_CASES)
+def test_quick_exchange_equals_the_listed_choice(overrides):
+    """Kaszinó: 3,000 random positions per rule set, hands of 1..3 cards, tables of 0..11 cards, the double move's
+    forced trail too: ``quick_exchange_choice`` gives the move ``choose`` picks among ``exchange_moves``' list, and
+    leaves the seat's stream in the same state; it declines (no draw made) only what its lanes cannot count."""
+    spec = get_variant("kaszino")
+    rules = spec.compile(spec.resolve(overrides))
+    rs = move_rules(rules)
+    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
+    ps[WEIGHT : WEIGHT + 52] = rules.card_weight
+    params = np.zeros((4, 64))
+    params[0, P_EPSILON] = 0.5
+    pack = cards_of(rules.pack)
+    rng = random.Random(12)
+    quick = declined = several = 0
+    for k in range(3000):
+        cards = rng.sample(pack, 16)
+        hand = sum(1 << c for c in cards[: rng.randint(1, 3)])
+        table = sum(1 << c for c in cards[3 : 3 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 10, 11])])
+        trail_only = k % 10 == 9
+        for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
+            ps[RNG + 1] = stream_state(7, k, 1)
+            play, take = quick_exchange_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], trail_only)
+            after_quick = ps[RNG + 1]
+            n = exchange_moves(seat_space(ps), hand, table, rs, trail_only)
+            if play < 0:
+                assert ps[RNG + 1] == stream_state(7, k, 1)  # no draw made
+                total = sum(c // 4 + 1 for c in cards_of(hand))
+                bound = min(total, rules.max_sum) if rules.max_sum else total
+                assert bin(table).count("1") > QUICK_TABLE or bound > 15
+                declined += 1
+                continue
+            quick += 1
+            several += n > 1
+            ps[RNG + 1] = stream_state(7, k, 1)
+            i = choose(ps, policy, params, n, 0)
+            expected = (int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1]))
+            assert (play, take) == expected, (overrides, policy, cards_of(hand), cards_of(table), trail_only)
+            assert ps[RNG + 1] == after_quick
+    assert quick > 4000 and several > 1000
+    assert declined > 0  # a table of 11 cards, and without a cap a hand group's total above 15
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,13 @@ from simcore.kernels.workspace import (
 )
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_LEAF, POLICY_RANDOM, choose, choose_quick, needs_state
-from simcore.policies.quick import lanes_after, quick_choice_lanes, quick_policy, subset_sum_lanes
+from simcore.policies.quick import (
+    lanes_after,
+    quick_choice_lanes,
+    quick_exchange_choice,
+    quick_policy,
+    subset_sum_lanes,
+)
 from simcore.rng import GOLDEN, LOW32, bounded, draw_bounded, mix64, wrapping_add, wrapping_mul
 from simcore.variants.base import (
     ACE_SWEEP_SCORES,
@@ -549,7 +555,8 @@ def family_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced, 
 @inline_kernel
 def quick_exchange(ps, policy, params, n_moves, seat):
     """The index of the Kaszinó move a quick policy (``quick_policy``: random, greedy, the rollouts'
-    epsilon-greedy) picks among the ``n_moves`` listed, with the draws of ``choose_quick``. Greedy's only move
+    epsilon-greedy) picks among the ``n_moves`` listed, with the draws of ``choose_quick``: where
+    ``quick_exchange_choice`` declines (a table or a value total beyond its lanes). Greedy's only move
     needs no scan, and random's a step of its stream: ``bounded(ps, i, 1)`` draws 0 and advances the state by one
     step whatever it is (over half of Kaszinó's plays have one move)."""
     if n_moves == 1 and policy == POLICY_GREEDY:
@@ -571,6 +578,7 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
     """
     rs = move_rules(rules)
     sc = kaszino_scoring(rules)
+    ps_data = data_pointer(ps)  # for the quick policies (``family_loop``)
     plays, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
     last_capturer, nondealer, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     to_move, pending_double = gs[DS_TO_MOVE], gs[DS_PENDING]
@@ -605,26 +613,34 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
                 pending_double = -1
             step = 0
         while step < (2 if double else 1) and gs[HANDS + p] != 0:
+            play, take = -1, 0
             if resume:
                 i = forced
                 resume = False
             else:
-                space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
-                n_moves = exchange_moves(space, gs[HANDS + p], table, rs, double and step == 0)
                 policy = policy_ids[p]
-                # no view for the quick policies: they read none (``quick_exchange``); a loop compiled without the
-                # listed policies (``engine.run_features``) has only quick seats
-                if full is None or quick_policy(policy):
-                    i = quick_exchange(ps, policy, params, n_moves, p)
-                else:
-                    open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
-                    write_view(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, open_hand, n_moves)
-                    if needs_state(policy):
-                        status = DEAL_NEED
-                        break
-                    i = choose(ps, policy, params, n_moves, p)
-            play = ps[MOVES + 2 * i]
-            take = ps[MOVES + 2 * i + 1]
+                # no list and no view for the quick policies: they read none (``quick_exchange_choice``); a loop
+                # compiled without the listed policies (``engine.run_features``) has only quick seats
+                quick = full is None or quick_policy(policy)
+                if quick:
+                    play, take = quick_exchange_choice(
+                        ps_data, p, gs[HANDS + p], table, rs, policy, params[p, P_EPSILON], double and step == 0
+                    )
+                if play < 0:
+                    space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
+                    n_moves = exchange_moves(space, gs[HANDS + p], table, rs, double and step == 0)
+                    if quick:
+                        i = quick_exchange(ps, policy, params, n_moves, p)
+                    else:
+                        open_hand = gs[HANDS + 1 - p] if rules.last_round_open != 0 and pos == n else 0
+                        write_view(gs, ps, p, p, table, seen, n - pos, deal_idx, plays, open_hand, n_moves)
+                        if needs_state(policy):
+                            status = DEAL_NEED
+                            break
+                        i = choose(ps, policy, params, n_moves, p)
+            if play < 0:
+                play = ps[MOVES + 2 * i]
+                take = ps[MOVES + 2 * i + 1]
             gs[HANDS + p] &= ~play
             seen |= play
             plays += 1

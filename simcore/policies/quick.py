@@ -20,7 +20,9 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * a sum capture is decoded by counting (``captures.nth_summing_subset``, with the lanes of the table's lowest cards
   that ``store_prefix_lanes`` keeps in the ``SUMS`` slots of the decision space);
 * the Monte Carlo rollouts' epsilon-greedy (``POLICY_ROLLOUT``) makes ``choose``'s epsilon draw, then moves as
-  ``random`` or ``greedy`` above.
+  ``random`` or ``greedy`` above;
+* Kaszinó's exchanges (``quick_exchange_choice``) are counted the same way, a hand group at a time: the table's
+  lanes at the group's value total count its exchanges.
 
 Larger tables and every other policy take the ordinary path (``quick_choice`` returns play -1), and so do the
 rules whose moves these counts do not model (Scopa/Scopone ``sum_choice="fewest"``, Scopone's ``ace_on_ace`` and
@@ -38,6 +40,7 @@ from simcore.kernels.captures import (
     card_value,
     lane,
     lanes_times,
+    mask_value,
     nth_summing_subset,
     store_prefix_lanes,
     subset_sum_lanes,
@@ -65,6 +68,8 @@ GREEDY_BY_RANK_HAND = 11
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
+LANES_TOP = 15  # the largest sum the lanes count
+EXCHANGE_HAND = 3  # most cards of a Kaszino hand ``quick_exchange_choice`` decides (7 groups: a byte each)
 
 
 @inline_kernel
@@ -489,6 +494,103 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
                 best_play, best_take, best = play, s, score
     if trail_best > best or (trail_best == best and trail_play <= best_play):
         return trail_play, 0
+    return best_play, best_take
+
+
+@inline_kernel
+def exchange_groups(hand, avail, rs, lo, hi):
+    """(counts, exchanges): byte j of ``counts`` is the number of Kaszinó exchanges of hand group j (the hand's
+    non-empty subsets in ascending order, as ``exchange_moves`` walks them), counted in the table's lanes."""
+    value_by_rank, max_sum, max_hand_cards = rs.value_by_rank, rs.max_sum, rs.max_hand_cards
+    counts, exchanges = 0, 0
+    sub, j = 0, 0
+    while True:
+        sub = (sub - hand) & hand
+        if sub == 0:
+            break
+        total = mask_value(sub, value_by_rank)
+        allowed = (max_hand_cards == 0 or popcount(sub) <= max_hand_cards) and (max_sum == 0 or total <= max_sum)
+        count = lane(lo, hi, total) if allowed else 0
+        counts |= count << (8 * j)
+        exchanges += count
+        j += 1
+    return counts, exchanges
+
+
+@inline_kernel
+def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only):
+    """Kaszinó's ``quick_choice``: the (play, take) that ``choose`` picks for ``random``, ``greedy`` or the rollouts'
+    epsilon-greedy among the moves ``exchange_moves`` lists, with the same draws, without listing them. The exchanges
+    of each hand group are counted in the table's lanes (``subset_sum_lanes``: a group's value total is the sum its
+    table cards must make), random decodes only the move drawn and greedy scores the exchanges group by group, in
+    the listed order. Returns (-1, 0), with no draw made, for what the lanes do not count: a table of more than
+    ``QUICK_TABLE`` cards, a hand group's total above 15 (``max_sum`` above 15 or 0), a hand of more than three
+    cards (``EXCHANGE_GROUPS``)."""
+    forced, sum_mask, value_by_rank = rs.forced_capture, rs.sum_mask, rs.value_by_rank
+    avail = table & sum_mask
+    bound = mask_value(hand, value_by_rank)  # no hand group makes more
+    if rs.max_sum > 0:
+        bound = min(bound, rs.max_sum)
+    if not trail_only and (popcount(avail) > QUICK_TABLE or bound > LANES_TOP or popcount(hand) > EXCHANGE_HAND):
+        return -1, 0
+    counts, exchanges = 0, 0
+    if not trail_only:
+        lo, hi = subset_sum_lanes(avail, value_by_rank)
+        counts, exchanges = exchange_groups(hand, avail, rs, lo, hi)
+    trails_only = trail_only or (exchanges == 0 and forced != FORCED_NONE)  # the moves are the hand's trails
+    singles = forced == FORCED_NONE and not trail_only  # each one-card group's trail comes before its exchanges
+    greedy = policy == POLICY_GREEDY
+    if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
+        greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
+    if not greedy:
+        n = popcount(hand) if trails_only else exchanges + (popcount(hand) if singles else 0)
+        idx = bounded(ps, RNG + 1 + seat, n)
+        if trails_only:
+            return nth_bit(hand, idx), 0
+        sub, j = 0, 0
+        while True:
+            sub = (sub - hand) & hand
+            if singles and (sub & (sub - 1)) == 0:
+                if idx == 0:
+                    return sub, 0
+                idx -= 1
+            count = (counts >> (8 * j)) & 255
+            j += 1
+            if idx < count:
+                store_prefix_lanes(ps, avail, value_by_rank)
+                return sub, nth_summing_subset(ps, avail, value_by_rank, mask_value(sub, value_by_rank), idx)
+            idx -= count
+    best_play, best_take, best = 0, 0, -(1 << 62)
+    if trails_only:
+        rest = hand
+        while rest != 0:
+            c = lowest(rest)
+            rest &= rest - 1
+            if -ps[WEIGHT + c] > best:
+                best_play, best = 1 << c, -ps[WEIGHT + c]
+        return best_play, 0
+    have_lanes = False
+    sub, j = 0, 0
+    while True:
+        sub = (sub - hand) & hand
+        if sub == 0:
+            break
+        played = weight_of(ps, sub)
+        if singles and (sub & (sub - 1)) == 0 and -played > best:
+            best_play, best_take, best = sub, 0, -played
+        count = (counts >> (8 * j)) & 255
+        j += 1
+        if count == 0:
+            continue
+        if not have_lanes:
+            store_prefix_lanes(ps, avail, value_by_rank)
+            have_lanes = True
+        total = mask_value(sub, value_by_rank)
+        for i in range(count):
+            s = nth_summing_subset(ps, avail, value_by_rank, total, i)
+            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + played
+            if score > best:
+                best_play, best_take, best = sub, s, score
     return best_play, best_take
 
 
