@@ -72,18 +72,23 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("variant", "overrides"), CASES)
-def test_quick_choice_equals_the_listed_choice(variant, overrides):
-    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
-    cards; random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
+def decision_setup(variant, overrides):
+    """(rules, move rules, decision space with the card weights, policy parameters with epsilon 0.5, the pack's
+    cards) of a rule set: what the quick and the listed choices are asked on."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve(overrides))
-    rs = move_rules(rules)
     ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
     ps[WEIGHT : WEIGHT + 52] = rules.card_weight
     params = np.zeros((4, 64))
     params[0, P_EPSILON] = 0.5
-    pack = cards_of(rules.pack)
+    return rules, move_rules(rules), ps, params, cards_of(rules.pack)
+
+
+@pytest.mark.parametrize(("variant", "overrides"), CASES)
+def test_quick_choice_equals_the_listed_choice(variant, overrides):
+    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
+    cards; random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
+    rules, rs, ps, params, pack = decision_setup(variant, overrides)
     rng = random.Random(11)
     quick = aces = slots = random_ranks = greedy_ranks = 0
     for k in range(3000):
@@ -138,14 +143,7 @@ def test_quick_exchange_equals_the_listed_choice(overrides):
     """Kaszinó: 3,000 random positions per rule set, hands of 1..3 cards, tables of 0..11 cards, the double move's
     forced trail too: ``quick_exchange_choice`` gives the move ``choose`` picks among ``exchange_moves``' list, and
     leaves the seat's stream in the same state; it declines (no draw made) only what its lanes cannot count."""
-    spec = get_variant("kaszino")
-    rules = spec.compile(spec.resolve(overrides))
-    rs = move_rules(rules)
-    ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
-    ps[WEIGHT : WEIGHT + 52] = rules.card_weight
-    params = np.zeros((4, 64))
-    params[0, P_EPSILON] = 0.5
-    pack = cards_of(rules.pack)
+    rules, rs, ps, params, pack = decision_setup("kaszino", overrides)
     rng = random.Random(12)
     quick = declined = several = 0
     for k in range(3000):

@@ -331,6 +331,59 @@ def decode_move(ps, c, cap, table, rs, idx, ace):
 
 
 @inline_kernel
+def greedy_ace(ps, play, wc, table, forced, ace_on_empty, best_play, best_take, best):
+    """Greedy's running best (``best_play``, ``best_take``, ``best``) after the moves of an ace that takes all
+    (``play``, of weight ``wc``), in ``append_ace_moves`` order: a trail (where allowed), then the table or keeping
+    itself."""
+    if table != 0:
+        if forced == FORCED_NONE and -wc > best:
+            best_play, best_take, best = play, 0, -wc
+        score = GREEDY_CARD_SCORE * popcount(table) + weight_of(ps, table) + wc
+        if score > best:
+            best_play, best_take, best = play, table, score
+    else:
+        if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and -wc > best:
+            best_play, best_take, best = play, 0, -wc
+        if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
+            best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
+    return best_play, best_take, best
+
+
+@inline_kernel
+def greedy_captures(ps, c, wc, cap, table, rs, have_lanes, best_play, best_take, best):
+    """Greedy's running best and ``have_lanes`` after the ``cap`` captures of card ``c`` (of weight ``wc``), in
+    canonical order; a sum capture is decoded by counting (``nth_summing_subset``), from the prefix lanes of the
+    table's sum cards, stored at the first one (``have_lanes``)."""
+    priority, rank_only, court_all = rs.single_card_priority, rs.rank_only, rs.court_takes_all
+    sum_mask, value_by_rank, sum_to = rs.sum_mask, rs.value_by_rank, rs.sum_to
+    play = 1 << c
+    singles = singles_of(c, table, priority, sum_mask, rank_only)
+    if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
+        score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
+        if score > best:
+            best_play, best_take, best = play, singles, score
+        return best_play, best_take, best, have_lanes
+    if singles != 0 or (rank_only >> c) & 1:
+        while singles != 0:
+            t = singles & -singles
+            singles ^= t
+            score = GREEDY_CARD_SCORE + ps[WEIGHT + lowest(t)] + wc
+            if score > best:
+                best_play, best_take, best = play, t, score
+        return best_play, best_take, best, have_lanes
+    if not have_lanes:  # the table's sum cards: each card's ``avail`` is their lowest cards
+        store_prefix_lanes(ps, table & sum_mask, value_by_rank)
+    v = capture_target(card_value(c, value_by_rank), sum_to)
+    avail = table & sum_mask & sum_candidates(c, sum_to)
+    for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
+        s = nth_summing_subset(ps, avail, value_by_rank, v, i)
+        score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
+        if score > best:
+            best_play, best_take, best = play, s, score
+    return best_play, best_take, best, True
+
+
+@inline_kernel
 def quick_greedy(ps, hand, table, rs, lo, hi):
     """The move ``choose_greedy`` picks: the first best in canonical order."""
     forced, priority, rank_only = rs.forced_capture, rs.single_card_priority, rs.rank_only
@@ -346,19 +399,11 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
         rest &= rest - 1  # one cycle to the next card (``quick_random``)
         play = 1 << c
         wc = ps[WEIGHT + c]
-        if (aces >> c) & 1:  # ``append_ace_moves`` order: a trail (where allowed), then the table or keeping itself
+        if (aces >> c) & 1:
             captures += 1  # an ace always has a move: never the forced=player trails below
-            if table != 0:
-                if forced == FORCED_NONE and -wc > best:
-                    best_play, best_take, best = play, 0, -wc
-                score = GREEDY_CARD_SCORE * popcount(table) + weight_of(ps, table) + wc
-                if score > best:
-                    best_play, best_take, best = play, table, score
-            else:
-                if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and -wc > best:
-                    best_play, best_take, best = play, 0, -wc
-                if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
-                    best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
+            best_play, best_take, best = greedy_ace(
+                ps, play, wc, table, forced, ace_on_empty, best_play, best_take, best
+            )
             continue
         cap = capture_count(c, table, priority, sum_mask, value_by_rank, rank_only, court_all, lo, hi, sum_to)
         captures += cap
@@ -367,30 +412,9 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
             best_play, best_take, best = play, 0, -wc
         if cap == 0:
             continue
-        singles = singles_of(c, table, priority, sum_mask, rank_only)
-        if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
-            score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
-            if score > best:
-                best_play, best_take, best = play, singles, score
-            continue
-        if singles != 0 or (rank_only >> c) & 1:
-            while singles != 0:
-                t = singles & -singles
-                singles ^= t
-                score = GREEDY_CARD_SCORE + ps[WEIGHT + lowest(t)] + wc
-                if score > best:
-                    best_play, best_take, best = play, t, score
-            continue
-        if not have_lanes:  # the table's sum cards: each card's ``avail`` is their lowest cards
-            store_prefix_lanes(ps, table & sum_mask, value_by_rank)
-            have_lanes = True
-        v = capture_target(card_value(c, value_by_rank), sum_to)
-        avail = table & sum_mask & sum_candidates(c, sum_to)
-        for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
-            s = nth_summing_subset(ps, avail, value_by_rank, v, i)
-            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
-            if score > best:
-                best_play, best_take, best = play, s, score
+        best_play, best_take, best, have_lanes = greedy_captures(
+            ps, c, wc, cap, table, rs, have_lanes, best_play, best_take, best
+        )
     if captures == 0 and forced != FORCED_NONE and forced != FORCED_CARD:  # forced=player, nothing captures
         rest = hand
         while rest != 0:
@@ -446,52 +470,22 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
     best_play, best_take, best = 0, 0, -(1 << 62)
     rest = (capturing & ~aces) | special
     have_lanes = False
-    priority, rank_only, court_all = rs.single_card_priority, rs.rank_only, rs.court_takes_all
-    sum_mask, value_by_rank, sum_to, ace_on_empty = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.ace_on_empty
+    ace_on_empty = rs.ace_on_empty
     while rest != 0:
         c = lowest(rest)
         rest &= rest - 1
         play = 1 << c
         wc = ps[WEIGHT + c]
-        if (aces >> c) & 1:  # ``append_ace_moves`` order: a trail (where allowed), then the table or keeping itself
-            if table != 0:
-                if forced == FORCED_NONE and -wc > best:
-                    best_play, best_take, best = play, 0, -wc
-                score = GREEDY_CARD_SCORE * popcount(table) + weight_of(ps, table) + wc
-                if score > best:
-                    best_play, best_take, best = play, table, score
-            else:
-                if (ace_on_empty != ACE_KEEP or forced == FORCED_NONE) and -wc > best:
-                    best_play, best_take, best = play, 0, -wc
-                if ace_on_empty != ACE_STAY and GREEDY_CARD_SCORE + wc > best:
-                    best_play, best_take, best = play, play, GREEDY_CARD_SCORE + wc
+        if (aces >> c) & 1:
+            best_play, best_take, best = greedy_ace(
+                ps, play, wc, table, forced, ace_on_empty, best_play, best_take, best
+            )
             continue
         r = c >> 2
         cap = ((first if r < 8 else second) >> (8 * (r & 7))) & 255
-        singles = singles_of(c, table, priority, sum_mask, rank_only)
-        if (rank_only >> c) & 1 and court_all != 0:  # court_takes="all_same_rank": one capture of them all
-            score = GREEDY_CARD_SCORE * popcount(singles) + weight_of(ps, singles) + wc
-            if score > best:
-                best_play, best_take, best = play, singles, score
-            continue
-        if singles != 0 or (rank_only >> c) & 1:
-            while singles != 0:
-                t = singles & -singles
-                singles ^= t
-                score = GREEDY_CARD_SCORE + ps[WEIGHT + lowest(t)] + wc
-                if score > best:
-                    best_play, best_take, best = play, t, score
-            continue
-        if not have_lanes:  # the table's sum cards: each card's ``avail`` is their lowest cards
-            store_prefix_lanes(ps, table & sum_mask, value_by_rank)
-            have_lanes = True
-        v = capture_target(card_value(c, value_by_rank), sum_to)
-        avail = table & sum_mask & sum_candidates(c, sum_to)
-        for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
-            s = nth_summing_subset(ps, avail, value_by_rank, v, i)
-            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
-            if score > best:
-                best_play, best_take, best = play, s, score
+        best_play, best_take, best, have_lanes = greedy_captures(
+            ps, c, wc, cap, table, rs, have_lanes, best_play, best_take, best
+        )
     if trail_best > best or (trail_best == best and trail_play <= best_play):
         return trail_play, 0
     return best_play, best_take
