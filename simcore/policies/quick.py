@@ -427,10 +427,10 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 
 @inline_kernel
 def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
-    """``quick_greedy`` for large hands (``BY_RANK_HAND``): the captures of every rank of the pack are counted in a
-    loop of a constant count, without a branch (``card_moves``), the best trail is a scan of the trailing cards'
-    weights, and only the cards that capture (and the aces that take all) go through ``quick_greedy``'s walk. In a
-    hand of 10 or 13 cards most cards cannot capture; the walk's test of each, card by card, was the cost.
+    """``quick_greedy`` for large hands (``GREEDY_BY_RANK_HAND``): the captures of every rank of the pack are counted
+    in a loop of a constant count, without a branch (``capture_count_flat``), the best trail is a scan of the trailing
+    cards' weights, and only the cards that capture (and the aces that take all) are scored as ``quick_greedy`` scores
+    them. In Foracio's 13-card hands most cards cannot capture; the walk's test of each, card by card, was the cost.
 
     The two bests are the first best of two parts of the canonical order, so the move is the higher score, and on
     a tie the one that comes first: the lower card, and a card's trail before its captures."""
@@ -519,7 +519,7 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
     table cards must make), random decodes only the move drawn and greedy scores the exchanges group by group, in
     the listed order. Returns (-1, 0), with no draw made, for what the lanes do not count: a table of more than
     ``QUICK_TABLE`` cards, a hand group's total above 15 (``max_sum`` above 15 or 0), a hand of more than three
-    cards (``EXCHANGE_GROUPS``)."""
+    cards (``EXCHANGE_HAND``)."""
     forced, sum_mask, value_by_rank = rs.forced_capture, rs.sum_mask, rs.value_by_rank
     avail = table & sum_mask
     bound = mask_value(hand, value_by_rank)  # no hand group makes more
