@@ -68,6 +68,7 @@ GREEDY_BY_RANK_HAND = 11
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
+NO_SCORE = -(1 << 62)  # greedy's best score before any move
 LANES_TOP = 15  # the largest sum the lanes count
 EXCHANGE_HAND = 3  # most cards of a Kaszino hand ``quick_exchange_choice`` decides (7 groups: a byte each)
 
@@ -331,6 +332,22 @@ def decode_move(ps, c, cap, table, rs, idx, ace):
 
 
 @inline_kernel
+def lightest_trail(ps, cards):
+    """(play, score) of greedy's best trail among ``cards``: the first card of the least weight, scored minus its
+    weight as ``choose_greedy`` scores a trail; (0, ``NO_SCORE``) without cards. Selects, not branches."""
+    play, best = 0, NO_SCORE
+    rest = cards
+    while rest != 0:
+        c = lowest(rest)
+        rest &= rest - 1
+        score = -ps[WEIGHT + c]
+        better = score > best
+        play = (1 << c) if better else play
+        best = score if better else best
+    return play, best
+
+
+@inline_kernel
 def greedy_ace(ps, play, wc, table, forced, ace_on_empty, best_play, best_take, best):
     """Greedy's running best (``best_play``, ``best_take``, ``best``) after the moves of an ace that takes all
     (``play``, of weight ``wc``), in ``append_ace_moves`` order: a trail (where allowed), then the table or keeping
@@ -390,7 +407,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
     sum_mask, value_by_rank, sum_to, court_all = rs.sum_mask, rs.value_by_rank, rs.sum_to, rs.court_takes_all
     ace_on_empty = rs.ace_on_empty
     aces = ace_mask(rs)
-    best_play, best_take, best = 0, 0, -(1 << 62)
+    best_play, best_take, best = 0, 0, NO_SCORE
     captures = 0
     have_lanes = False
     rest = hand
@@ -416,12 +433,7 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
             ps, c, wc, cap, table, rs, have_lanes, best_play, best_take, best
         )
     if captures == 0 and forced != FORCED_NONE and forced != FORCED_CARD:  # forced=player, nothing captures
-        rest = hand
-        while rest != 0:
-            c = lowest(rest)
-            rest &= rest - 1
-            if -ps[WEIGHT + c] > best:
-                best_play, best_take, best = 1 << c, 0, -ps[WEIGHT + c]
+        return lightest_trail(ps, hand)[0], 0
     return best_play, best_take
 
 
@@ -458,16 +470,8 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
         trailing = hand & ~special & ~capturing
     else:
         trailing = hand if captures == 0 else 0
-    trail_play, trail_best = 0, -(1 << 62)
-    rest = trailing
-    while rest != 0:
-        c = lowest(rest)
-        rest &= rest - 1
-        score = -ps[WEIGHT + c]
-        better = score > trail_best
-        trail_play = (1 << c) if better else trail_play
-        trail_best = score if better else trail_best
-    best_play, best_take, best = 0, 0, -(1 << 62)
+    trail_play, trail_best = lightest_trail(ps, trailing)
+    best_play, best_take, best = 0, 0, NO_SCORE
     rest = (capturing & ~aces) | special
     have_lanes = False
     ace_on_empty = rs.ace_on_empty
@@ -554,26 +558,17 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
                 store_prefix_lanes(ps, avail, value_by_rank)
                 return sub, nth_summing_subset(ps, avail, value_by_rank, mask_value(sub, value_by_rank), idx)
             idx -= count
-    best_play, best_take, best = 0, 0, -(1 << 62)
     if trails_only:
-        rest = hand
-        while rest != 0:
-            c = lowest(rest)
-            rest &= rest - 1
-            if -ps[WEIGHT + c] > best:
-                best_play, best = 1 << c, -ps[WEIGHT + c]
-        return best_play, 0
+        return lightest_trail(ps, hand)[0], 0
+    best_play, best_take, best = 0, 0, NO_SCORE
     have_lanes = False
-    sub, j = 0, 0
-    while True:
+    sub = 0
+    for j in range((1 << popcount(hand)) - 1):  # the hand's groups in ascending order
         sub = (sub - hand) & hand
-        if sub == 0:
-            break
         played = weight_of(ps, sub)
         if singles and (sub & (sub - 1)) == 0 and -played > best:
             best_play, best_take, best = sub, 0, -played
         count = (counts >> (8 * j)) & 255
-        j += 1
         if count == 0:
             continue
         if not have_lanes:
