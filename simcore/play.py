@@ -328,13 +328,13 @@ class Game:
 
     def _arrays(self, saved: np.ndarray, row: np.ndarray) -> tuple:
         """Copies of what the seat's policy received (its stream as it was before the call)."""
-        from simcore.kernels.workspace import MOVES, TCARDS, WEIGHT
+        from simcore.kernels.workspace import MOVES, TRAIL_CLASSES, WEIGHT
 
         ps, seat = self._s.ps, int(self.seat or 0)
         n = len(self.moves())
         rng = saved[1 + seat : 2 + seat].copy()  # ``saved`` is ps[RNG : SUBSTREAM + 4]
         moves = ps[MOVES : MOVES + 2 * n].reshape(n, 2).copy()
-        return self.view_array(), ps[WEIGHT:TCARDS].copy(), moves, rng, row.copy()
+        return self.view_array(), ps[WEIGHT:TRAIL_CLASSES].copy(), moves, rng, row.copy()
 
     def step(self) -> int:
         """Play the seat's own policy's move; returns its index."""

@@ -27,8 +27,17 @@ from simcore.kernels.captures import (
     store_prefix_lanes,
     table_reach,
 )
+from simcore.kernels.game import fill_rule_info
 from simcore.kernels.moves import exchange_moves, legal_moves, move_rules
-from simcore.kernels.workspace import MOVES, RNG, WEIGHT, decision_space_size, seat_space
+from simcore.kernels.workspace import (
+    MOVES,
+    RNG,
+    TRAIL_CLASSES,
+    TRAIL_CLASSES_MAX,
+    WEIGHT,
+    decision_space_size,
+    seat_space,
+)
 from simcore.policies.heuristics import P_EPSILON
 from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
 from simcore.policies.quick import (
@@ -42,7 +51,7 @@ from simcore.policies.quick import (
     subset_sum_lanes,
 )
 from simcore.rng import stream_state
-from simcore.variants import get_variant
+from simcore.variants import VARIANTS, get_variant
 
 CASES = [
     ("scopa", {}),
@@ -72,23 +81,35 @@ CASES = [
 ]
 
 
-def decision_setup(variant, overrides):
-    """(rules, move rules, decision space with the card weights, policy parameters with epsilon 0.5, the pack's
-    cards) of a rule set: what the quick and the listed choices are asked on."""
+def decision_setup(variant, overrides, weights=None):
+    """(rules, move rules, decision space with the rules' slots filled as the batch kernel fills them, policy
+    parameters with epsilon 0.5, the pack's cards) of a rule set: what the quick and the listed choices are asked
+    on. ``weights``: card weights in place of the game's."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve(overrides))
+    if weights is not None:
+        rules = rules._replace(card_weight=np.asarray(weights, np.int64))
     ps = np.zeros(decision_space_size(rules.max_moves), np.int64)
-    ps[WEIGHT : WEIGHT + 52] = rules.card_weight
+    fill_rule_info(ps, rules)
     params = np.zeros((4, 64))
     params[0, P_EPSILON] = 0.5
     return rules, move_rules(rules), ps, params, cards_of(rules.pack)
 
 
-@pytest.mark.parametrize(("variant", "overrides"), CASES)
-def test_quick_choice_equals_the_listed_choice(variant, overrides):
+# card weights that are not the game's: 13 weights, more than the trail classes hold (greedy's rank slots scan the
+# trailing cards), and 3 weights in an order of their own
+MANY_WEIGHTS = [(c * 7) % 13 for c in range(52)]
+FEW_WEIGHTS = [(c * 5) % 3 for c in range(52)]
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides", "weights"),
+    [(v, o, None) for v, o in CASES] + [("foracio", {}, MANY_WEIGHTS), ("foracio", {}, FEW_WEIGHTS)],
+)
+def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
     """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
     cards; random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
-    rules, rs, ps, params, pack = decision_setup(variant, overrides)
+    rules, rs, ps, params, pack = decision_setup(variant, overrides, weights)
     rng = random.Random(11)
     quick = aces = slots = random_ranks = greedy_ranks = 0
     for k in range(3000):
@@ -172,6 +193,22 @@ def test_quick_exchange_equals_the_listed_choice(overrides):
             assert ps[RNG + 1] == after_quick
     assert quick > 4000 and several > 1000
     assert declined > 0  # a table of 11 cards, and without a cap a hand group's total above 15
+
+
+@pytest.mark.parametrize(("variant", "weights"), [(v, None) for v in VARIANTS] + [("foracio", MANY_WEIGHTS)])
+def test_trail_classes_hold_the_cards_of_each_weight_lightest_first(variant, weights):
+    """Every registered game's card weights (and two sets of other weights): the classes partition the 52 cards by
+    weight, in ascending weight; more weights than the slots hold leave none (the scan)."""
+    ps = decision_setup(variant, {}, weights)[2]
+    cards = ps[WEIGHT : WEIGHT + 52]
+    distinct = sorted(set(cards.tolist()))
+    n = int(ps[TRAIL_CLASSES])
+    if len(distinct) > TRAIL_CLASSES_MAX:
+        assert n == 0
+        return
+    assert n == len(distinct)
+    for k, weight in enumerate(distinct):
+        assert ps[TRAIL_CLASSES + 1 + k] == sum(1 << c for c in range(52) if cards[c] == weight)
 
 
 @pytest.mark.parametrize(

@@ -92,13 +92,13 @@ def test_every_entry_reaches_the_decision_space_with_its_rules_value():
     assert len({label.split(":")[0] for label, _ in RULE_SETS}) == len(VARIANTS) and len(RULE_SETS) > 100
     for label, rules in RULE_SETS:
         ps = decision_space(rules)
-        window = ps[ws.WEIGHT : ws.TCARDS]
+        window = ps[ws.WEIGHT : ws.TRAIL_CLASSES]
         assert list(window[:52]) == list(rules.card_weight), label
         for rule in POLICY_RULES:
             value = int(getattr(rules, rule.field))
             assert ps[getattr(ws.RI, rule.field)] == value, (label, rule.name)
             assert window[getattr(api, f"R_{rule.name}")] == value, (label, rule.name)
-        assert ps[ws.TCARDS :].max(initial=0) == 0, label  # nothing written past the rule slots
+        assert ps[ws.SUMS :].max(initial=0) == 0, label  # nothing written past the rule slots and trail classes
 
 
 def test_a_misplaced_slot_cannot_pass():
@@ -106,7 +106,7 @@ def test_a_misplaced_slot_cannot_pass():
     base = VARIANTS["scopa"].compile(VARIANTS["scopa"].resolve())
     rules = base._replace(**{rule.field: 1000 + k for k, rule in enumerate(POLICY_RULES)})
     ps = decision_space(rules)
-    assert list(ps[ws.RULE_INFO : ws.TCARDS]) == [1000 + k for k in range(len(POLICY_RULES))]
+    assert list(ps[ws.RULE_INFO : ws.TRAIL_CLASSES]) == [1000 + k for k in range(len(POLICY_RULES))]
     rs = reply_rules(ps)
     assert rs == move_rules(rules)
     assert [getattr(rs, f) for f in MoveRules._fields] == [1000 + k for k, r in enumerate(POLICY_RULES) if r.moves]
@@ -137,9 +137,9 @@ def test_slots_are_allocated_in_table_order_and_end_before_the_subset_sums():
     n = len(POLICY_RULES)
     assert ws.RULE_INFO == ws.WEIGHT + 52 and tuple(ws.RI) == tuple(range(ws.RULE_INFO, ws.RULE_INFO + n))
     assert ws.RI._fields == tuple(rule.field for rule in POLICY_RULES)
-    assert ws.RULE_INFO + n == ws.TCARDS and ws.TCARDS + ws.SMALL_TABLE <= ws.SUMS
+    assert ws.RULE_INFO + n == ws.TRAIL_CLASSES and ws.TRAIL_CLASSES + ws.SMALL_TABLE <= ws.SUMS
     assert ws.MOVES == ws.SUMS + (1 << ws.SMALL_TABLE)
-    assert api.RULES_SIZE == ws.TCARDS - ws.WEIGHT == 52 + n
+    assert api.RULES_SIZE == ws.TRAIL_CLASSES - ws.WEIGHT == 52 + n
     assert MoveRules._fields == tuple(rule.field for rule in POLICY_RULES if rule.moves)
 
 
@@ -173,7 +173,7 @@ def test_a_numba_policy_reads_generated_constants():
         return rules[api.R_PLAYERS] * 100 + rules[R_SUM_TO] + api.card_value(rules, 24)
 
     rules = VARIANTS["escoba"].compile(VARIANTS["escoba"].resolve())
-    window = decision_space(rules)[ws.WEIGHT : ws.TCARDS]
+    window = decision_space(rules)[ws.WEIGHT : ws.TRAIL_CLASSES]
     assert read(window) == rules.players * 100 + 15 + 7  # Escoba's sum_to; a seven (card 24) is worth 7
 
 

@@ -399,7 +399,7 @@ def test_user_api_secured_points_follow_the_options(options):
     scored them in Foracio traces under the sweep options."""
     from simcore._jit import kernel
     from simcore.kernels.game import fill_rule_info
-    from simcore.kernels.workspace import TCARDS, WEIGHT, decision_space_size
+    from simcore.kernels.workspace import TRAIL_CLASSES, WEIGHT, decision_space_size
     from simcore.policies import api as policy_api
 
     @kernel
@@ -410,7 +410,7 @@ def test_user_api_secured_points_follow_the_options(options):
     compiled = config.compiled_rules()
     ps = np.zeros(decision_space_size(compiled.max_moves), np.int64)
     fill_rule_info(ps, compiled)
-    rules = ps[WEIGHT:TCARDS].copy()
+    rules = ps[WEIGHT:TRAIL_CLASSES].copy()
     view = np.zeros(policy_api.VIEW_SIZE, np.int64)
     checked = 0
     for trace in api.trace(config, range(30)):

@@ -23,7 +23,7 @@ import numpy as np
 from simcore._jit import cache_dir
 from simcore.config import RunConfig
 from simcore.kernels.game import fill_rule_info
-from simcore.kernels.workspace import TCARDS, WEIGHT, decision_space_size
+from simcore.kernels.workspace import TRAIL_CLASSES, WEIGHT, decision_space_size
 from simcore.play import Game
 from simcore.policies.api import draw
 from simcore.reference.rng import Stream
@@ -103,7 +103,7 @@ def _replayed(games: int) -> list[tuple[int, int]]:
                 game.step()
                 continue
             moves = np.array([(m.play, m.take) for m in game.moves()], np.int64)
-            game.play(tempered(game.view_array(), ps[WEIGHT:TCARDS], moves, stream, params))
+            game.play(tempered(game.view_array(), ps[WEIGHT:TRAIL_CLASSES], moves, stream, params))
         plays.append((n, game.winner))
     return plays
 

@@ -70,6 +70,8 @@ from simcore.kernels.workspace import (
     SWEEP_PTS,
     SWEEPS,
     TOTALS,
+    TRAIL_CLASSES,
+    TRAIL_CLASSES_MAX,
     VIEW,
     WEIGHT,
     borrow,
@@ -207,6 +209,32 @@ def fill_rule_info(ps, rules):
     values = rule_values(rules)
     for k in range(len(values)):
         ps[RULE_INFO + k] = values[k]
+    fill_trail_classes(ps, rules.card_weight)
+
+
+@kernel(nrt=False)
+def fill_trail_classes(ps, weights):
+    """``ps[TRAIL_CLASSES]``: the number of card weights, then the mask of the cards of each weight, lightest
+    first (``quick.lightest_class_trail``); 0 when there are more than ``TRAIL_CLASSES_MAX`` weights (the greedy
+    walk then scans the cards, as it does in a decision space this never filled)."""
+    below = -(1 << 62)  # the classes listed so far hold the weights up to ``below``
+    for k in range(TRAIL_CLASSES_MAX + 1):
+        lightest = 1 << 62
+        for c in range(52):
+            if below < weights[c] < lightest:
+                lightest = weights[c]
+        if lightest == 1 << 62:  # every weight has its class
+            ps[TRAIL_CLASSES] = k
+            return
+        if k == TRAIL_CLASSES_MAX:
+            break
+        cards = 0
+        for c in range(52):
+            if weights[c] == lightest:
+                cards |= 1 << c
+        ps[TRAIL_CLASSES + 1 + k] = cards
+        below = lightest
+    ps[TRAIL_CLASSES] = 0
 
 
 @inline_kernel
@@ -227,8 +255,6 @@ def play_game(slot, game, seed, rules, policy_ids, params, out, s, ev_slot, one_
         ps[SUBSTREAM + seat] = 0
     for side in range(4):
         gs[TOTALS + side] = 0
-    fill_rule_info(ps, rules)
-    fill_rule_info(s.rollout_ps, rules)
     first_dealer = draw_first_dealer(gs, players, rules.first_dealer_fixed)
     ps[FAULT] = 0
     ne = 0

@@ -35,7 +35,8 @@ Decision space ``ps`` (int64 slots, numbered the same way)::
     WEIGHT  [52]     heuristic weight of each card (Rules.card_weight)
     RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
                      (allocated in its order, n = 27 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
-    TCARDS  [10]     unused since 2026-12-05 (the compressed table cards); kept so that no slot after it moves
+    TRAIL_CLASSES [10]  the number of card weights, then the cards of each weight, lightest first (0 weights: more
+                     than 9), from ``game.fill_rule_info`` (until 2026-12-05 the compressed table cards')
     SUMS    [1024]   scratch of the move generators within one play: Kaszinó's listed table subsets and their sums
                      (``captures.bounded_table_sums``), the quick policies' prefix lanes (``store_prefix_lanes``)
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs; under Skopa's multi_group_capture
@@ -117,7 +118,10 @@ WEIGHT = _ps.take(52)
 RULE_INFO = _ps.take(len(POLICY_RULES))  # the policy-visible rule values, one slot per entry of POLICY_RULES
 RI = RuleSlots(*range(RULE_INFO, RULE_INFO + len(POLICY_RULES)))  # slot of each by its Rules field: ps[RI.sum_to]
 SMALL_TABLE = 10  # sizes SUMS (2**SMALL_TABLE slots)
-TCARDS = _ps.take(SMALL_TABLE)  # unused (once the compressed table cards): the end of the rule slots, and no slot moves
+# greedy's trail classes (``quick.lightest_class_trail``): their number, then the cards of each weight, lightest first;
+# 0 classes when the weights are more than ``TRAIL_CLASSES_MAX``. The end of the rule slots.
+TRAIL_CLASSES = _ps.take(SMALL_TABLE)
+TRAIL_CLASSES_MAX = SMALL_TABLE - 1
 SUMS = _ps.take(1 << SMALL_TABLE)  # move generators' scratch within a play (Kaszinó's listed subsets, prefix lanes)
 MOVES = _ps.take()  # the legal moves from here on: 2 * max_moves slots (``move_space_size``)
 MAX_SAMPLES = 256

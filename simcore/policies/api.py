@@ -63,7 +63,7 @@ R_WEIGHT = 0
 RULE_SLOTS = {f"R_{rule.name}": slot - _ws.WEIGHT for rule, slot in zip(POLICY_RULES, _ws.RI, strict=True)}
 globals().update(RULE_SLOTS)  # R_PACK, R_SUM_MASK, ..., R_COURT_ALL: ``from simcore.policies.api import R_SUM_TO``
 _R = RuleSlots(*RULE_SLOTS.values())  # the same slots by Rules field, for the helpers below (``rules[_R.sum_to]``)
-RULES_SIZE = _ws.TCARDS - _ws.WEIGHT
+RULES_SIZE = _ws.TRAIL_CLASSES - _ws.WEIGHT
 _LISTED = "".join(
     f"    {name:<22} {slot:>3}  {rule.doc}\n"
     for (name, slot), rule in zip(RULE_SLOTS.items(), POLICY_RULES, strict=True)

@@ -46,7 +46,7 @@ from simcore.kernels.captures import (
     subset_sum_lanes,
     sum_candidates,
 )
-from simcore.kernels.workspace import RNG, WEIGHT
+from simcore.kernels.workspace import RNG, TRAIL_CLASSES, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
 from simcore.rng import bounded
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
@@ -348,6 +348,20 @@ def lightest_trail(ps, cards):
 
 
 @inline_kernel
+def lightest_class_trail(ps, cards):
+    """``lightest_trail`` for many cards: the lowest card of the lightest weight class that ``cards`` meets
+    (``workspace.TRAIL_CLASSES``, a few classes a game) instead of a scan of every card, each step of which waited
+    for the one before (Foracio's 13-card hands: +20% greedy deals/s). A hand of 3-4 cards is faster scanned: there
+    the loop's exit is a misprediction (Skopa 0.96-0.99x)."""
+    for k in range(ps[TRAIL_CLASSES]):  # none in a decision space without them (too many weights): the scan
+        light = cards & ps[TRAIL_CLASSES + 1 + k]
+        if light != 0:
+            c = lowest(light)
+            return 1 << c, -ps[WEIGHT + c]
+    return lightest_trail(ps, cards)  # no class met: no cards, or no classes
+
+
+@inline_kernel
 def greedy_ace(ps, play, wc, table, forced, ace_on_empty, best_play, best_take, best):
     """Greedy's running best (``best_play``, ``best_take``, ``best``) after the moves of an ace that takes all
     (``play``, of weight ``wc``), in ``append_ace_moves`` order: a trail (where allowed), then the table or keeping
@@ -470,7 +484,7 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
         trailing = hand & ~special & ~capturing
     else:
         trailing = hand if captures == 0 else 0
-    trail_play, trail_best = lightest_trail(ps, trailing)
+    trail_play, trail_best = lightest_class_trail(ps, trailing)
     best_play, best_take, best = 0, 0, NO_SCORE
     rest = (capturing & ~aces) | special
     have_lanes = False
