@@ -454,9 +454,10 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 @inline_kernel
 def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
     """``quick_greedy`` for large hands (``GREEDY_BY_RANK_HAND``): the captures of every rank of the pack are counted
-    in a loop of a constant count, without a branch (``capture_count_flat``), the best trail is a scan of the trailing
-    cards' weights, and only the cards that capture (and the aces that take all) are scored as ``quick_greedy`` scores
-    them. In Foracio's 13-card hands most cards cannot capture; the walk's test of each, card by card, was the cost.
+    in a loop of a constant count, without a branch (``capture_count_flat``), the best trail comes from the weight
+    classes (``lightest_class_trail``), and only the cards that capture (and the aces that take all) are scored as
+    ``quick_greedy`` scores them. In Foracio's 13-card hands most cards cannot capture; the walk's test of each, card
+    by card, was the cost.
 
     The two bests are the first best of two parts of the canonical order, so the move is the higher score, and on
     a tie the one that comes first: the lower card, and a card's trail before its captures."""
