@@ -100,6 +100,14 @@ def allocate(rules: Rules, n_games: int, deal_slots: int, trace: bool) -> ChunkO
         )
 
 
+def kernel_array(values: np.ndarray, dtype: type) -> np.ndarray:
+    """``values`` as the kernels' argument type: C-contiguous, of ``dtype``, and writeable. A read-only array (as a
+    Dask worker may unpickle a chunk's game indices) is a type of its own to Numba, which compiled the whole chain
+    again for it (about 30 s; seen in the test suite's kernel cache)."""
+    values = np.ascontiguousarray(values, dtype=dtype)
+    return values if values.flags.writeable else values.copy()
+
+
 def play(
     rules: Rules,
     seed: int,
@@ -124,14 +132,14 @@ def play(
     the calls add up to ``len(games)``. Setting ``stop`` (from any thread) ends the kernel early and raises
     ``StoppedError``; a KeyboardInterrupt in the calling thread does the same and is re-raised.
     """
-    games = np.ascontiguousarray(games, dtype=np.int64)
+    games = kernel_array(games, np.int64)
     out = allocate(rules, len(games), deal_slots, trace)
     args = (
         games,
         np.int64(seed),
         freeze(rules) if specialise else rules,
-        np.ascontiguousarray(policy_ids, dtype=np.int64),
-        np.ascontiguousarray(params, dtype=np.float64),
+        kernel_array(policy_ids, np.int64),
+        kernel_array(params, np.float64),
         out,
         trace,
     )

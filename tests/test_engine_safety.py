@@ -102,6 +102,21 @@ def test_rows_do_not_depend_on_threads_or_on_the_stop_machinery(variant, policie
             api.set_threads(None)
 
 
+def test_read_only_arguments_play_on_the_kernels_of_writeable_ones():
+    """A read-only array is a type of its own to Numba: the engine hands the kernels writeable copies, so read-only
+    game indices, policy ids or parameters (a Dask worker may unpickle them so) compile nothing new."""
+    config = config_of("scopa", ["greedy", "random"], 30)
+    rules = config.compiled_rules()
+    ids, params = policy_arrays(config.policy_choices(), config.rules)
+    games = np.arange(30, dtype=np.int64)
+    expected = engine.play(rules, config.seed, games, ids, params)
+    compiled = len(run_games.signatures)
+    for array in (games, ids, params):
+        array.setflags(write=False)
+    same_rows(engine.play(rules, config.seed, games, ids, params), expected)
+    assert len(run_games.signatures) == compiled
+
+
 def helper_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("scopasim-helper")]
 
