@@ -36,7 +36,7 @@ Decision space ``ps`` (int64 slots, numbered the same way)::
     RI      [n]      the rules a policy may need to look ahead: one slot per entry of ``ruleinfo.POLICY_RULES``
                      (allocated in its order, n = 27 at VIEW_VERSION 1; ``RI.<Rules field>`` is the slot)
     TRAIL_CLASSES [10]  the number of card weights, then the cards of each weight, lightest first (0 weights: more
-                     than 9), from ``game.fill_rule_info`` (until 2026-12-05 the compressed table cards')
+                     than 9), from ``game.fill_rule_info`` (until 2026-12-05: the compressed table cards)
     SUMS    [1024]   scratch of the move generators within one play: Kaszinó's listed table subsets and their sums
                      (``captures.bounded_table_sums``), the quick policies' prefix lanes (``store_prefix_lanes``)
     MOVES   [2 * max_moves]  legal moves as (played mask, taken mask) pairs; under Skopa's multi_group_capture
