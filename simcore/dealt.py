@@ -95,8 +95,10 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
 
 def dealt_hands(rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray) -> DealtHands:
     """The hands dealt in the first ``n_deals[i]`` deals of game ``games[i]`` of a run seeded ``seed``."""
-    games = np.ascontiguousarray(games, dtype=np.int64)
-    n_deals = np.ascontiguousarray(n_deals, dtype=np.int64)
+    from simcore.engine import kernel_array  # a read-only column (from Parquet) would compile the kernel again
+
+    games = kernel_array(games, np.int64)
+    n_deals = kernel_array(n_deals, np.int64)
     if games.shape != n_deals.shape or (len(n_deals) and n_deals.min() < 0):
         raise ValueError("give one non-negative deal count per game")
     rows = int(n_deals.sum())
@@ -154,15 +156,15 @@ def deal_points(
 ) -> np.ndarray:
     """Each side's points of each of the first ``n_deals[i]`` deals of game ``games[i]``, every deal played on its
     own from totals of zero by quick policies (``policy_ids``: random or greedy; :func:`play_deals`)."""
-    from simcore.engine import run_features
+    from simcore.engine import kernel_array, run_features
 
-    games = np.ascontiguousarray(games, dtype=np.int64)
-    n_deals = np.ascontiguousarray(n_deals, dtype=np.int64)
+    games = kernel_array(games, np.int64)
+    n_deals = kernel_array(n_deals, np.int64)
     one_card, exchange, full = run_features(rules, policy_ids)
     if full is not None:
         raise ValueError("deal_points plays random and greedy seats only")
     points = np.zeros((int(n_deals.sum()), rules.n_sides), np.int64)
-    ids = np.ascontiguousarray(policy_ids, dtype=np.int64)
-    play_deals(rules, np.int64(seed), games, n_deals, ids, np.ascontiguousarray(params, np.float64), points,
+    ids = kernel_array(policy_ids, np.int64)
+    play_deals(rules, np.int64(seed), games, n_deals, ids, kernel_array(params, np.float64), points,
                one_card, exchange)  # fmt: skip
     return points

@@ -195,7 +195,9 @@ def test_quick_exchange_equals_the_listed_choice(overrides):
     assert declined > 0  # a table of 11 cards, and without a cap a hand group's total above 15
 
 
-@pytest.mark.parametrize(("variant", "weights"), [(v, None) for v in VARIANTS] + [("foracio", MANY_WEIGHTS)])
+@pytest.mark.parametrize(
+    ("variant", "weights"), [(v, None) for v in VARIANTS] + [("foracio", MANY_WEIGHTS), ("foracio", FEW_WEIGHTS)]
+)
 def test_trail_classes_hold_the_cards_of_each_weight_lightest_first(variant, weights):
     """Every registered game's card weights (and two sets of other weights): the classes partition the 52 cards by
     weight, in ascending weight; more weights than the slots hold leave none (the scan)."""
