@@ -115,50 +115,48 @@ PRUNE_SCRIPT = textwrap.dedent(
     from simcore.kernels.deal import run_family, run_kaszino
     from simcore.policies.kernels import choose, choose_quick
     from simcore.policies.montecarlo import choose_mc
+    from simcore.policies.search import choose_search, move_value
 
     api.play_chunk(RunConfig.create("scopa", policies=["greedy", "random"], games=3, seed=1), np.arange(3))
     print(len(run_family.signatures), len(choose_quick.signatures), len(run_kaszino.signatures),
           len(choose.signatures), len(choose_mc.signatures))
-    """
-)
-
-
-SEARCH_PRUNE_SCRIPT = textwrap.dedent(
-    """
-    import numpy as np
-    from simcore import api
-    from simcore.config import RunConfig
-    from simcore.policies.montecarlo import choose_mc
-    from simcore.policies.search import choose_search, move_value
-
     api.play_chunk(RunConfig.create("scopa", policies=["mc:samples=2", "greedy"], games=1, seed=1), np.arange(1))
     print(len(choose_mc.signatures), len(choose_search.signatures), len(move_value.signatures))
-    api.play_chunk(RunConfig.create("scopa", policies=["search:worlds=1", "greedy"], games=1, seed=1), np.arange(1))
-    print(len(choose_search.signatures), len(move_value.signatures))
     """
 )
 
 
-def test_a_run_without_search_seats_compiles_no_search():
-    """``engine.search_feature``: an mc run compiles mc but not search, whose trees hold inlined copies of the deal
-    loop (about 6 s of an mc run's cold compile); a run with a search seat compiles it. On the kernels specialised
-    for Scopa's default rules, which compile in a third of the shared kernels' time (48 s against 130 s in the
-    suite) and prune by the same features."""
-    env = {**os.environ, "SCOPASIM_NO_CACHE": "1", "SCOPASIM_SPECIALISE": "1"}
-    result = subprocess.run(
-        [sys.executable, "-c", SEARCH_PRUNE_SCRIPT], env=env, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.split() == ["1", "0", "0", "1", "1"]
-
-
-def test_a_run_compiles_only_the_loops_and_policies_it_uses():
-    """``engine.run_features``: a greedy/random Scopa run compiles the one-card loop and the quick policies, and
-    neither Kaszinó's loop nor ``choose`` with its listed policies nor the Monte Carlo chain (about 40% of the cold
-    compile). Without the on-disk cache, so that every kernel the run needs is compiled in this process; on the
-    kernels specialised for the rules (the cheaper compile; the same features)."""
+@pytest.fixture(scope="module")
+def compiled_counts() -> list[list[str]]:
+    """How many signatures of some kernels a fresh process compiled for a greedy/random Scopa run (first line),
+    then for an mc run (second line). Without the on-disk cache, so that every kernel a run needs is compiled in
+    this process; on the kernels specialised for the rules (the cheaper compile; the same features). One process
+    for both tests: what the two runs share is compiled once."""
     env = {**os.environ, "SCOPASIM_NO_CACHE": "1", "SCOPASIM_SPECIALISE": "1"}
     result = subprocess.run([sys.executable, "-c", PRUNE_SCRIPT], env=env, capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["1", "1", "0", "0", "0"]
+    return [line.split() for line in result.stdout.splitlines()]
+
+
+def test_a_run_compiles_only_the_loops_and_policies_it_uses(compiled_counts):
+    """``engine.run_features``: a greedy/random Scopa run compiles the one-card loop and the quick policies, and
+    neither Kaszinó's loop nor ``choose`` with its listed policies nor the Monte Carlo chain (about 40% of the cold
+    compile)."""
+    assert compiled_counts[0] == ["1", "1", "0", "0", "0"]
+
+
+def test_a_run_without_search_seats_compiles_no_search(compiled_counts):
+    """``engine.search_feature``: an mc run compiles mc (its count shows the process counts what it compiles) but
+    not search, whose trees hold inlined copies of the deal loop (about 6 s of an mc run's cold compile); a search
+    seat asks for it (every search test plays through it; compiling it here as well cost the suite 25 CPU-s)."""
+    assert compiled_counts[1] == ["1", "0", "0"]
+    from simcore import engine
+    from simcore.config import RunConfig
+    from simcore.policies import policy_arrays
+
+    cfg = RunConfig.create("scopa", policies=["search:worlds=1", "greedy"])
+    ids = policy_arrays(cfg.policy_choices(), cfg.rules)[0]
+    assert engine.search_feature(ids) is True
+    assert engine.search_feature(ids[1:]) is None
 
 
 INLINE_SCRIPT = textwrap.dedent(
