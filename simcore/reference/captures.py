@@ -23,6 +23,7 @@ def subsets_with_sum(cards: Iterable[int], total: int, value: Value) -> list[fro
     sets come in the order of that walk.
     """
     ordered = sorted(c for c in cards if value(c) > 0)
+    values = [value(c) for c in ordered]
     found: list[frozenset[int]] = []
 
     def extend(start: int, chosen: tuple[int, ...], remaining: int) -> None:
@@ -30,9 +31,8 @@ def subsets_with_sum(cards: Iterable[int], total: int, value: Value) -> list[fro
             found.append(frozenset(chosen))
             return
         for i in range(start, len(ordered)):
-            v = value(ordered[i])
-            if v <= remaining:
-                extend(i + 1, (*chosen, ordered[i]), remaining - v)
+            if values[i] <= remaining:
+                extend(i + 1, (*chosen, ordered[i]), remaining - values[i])
 
     if total > 0:
         extend(0, (), total)

@@ -32,16 +32,6 @@ def as_cards(cards: int | Iterable[int]) -> frozenset[int]:
     return frozenset(cards)
 
 
-def cards_in(mask: int) -> list[int]:
-    """Card ids of a mask, ascending (walks the set bits only; ``cards_of`` tests all 52)."""
-    cards = []
-    while mask:
-        low = mask & -mask
-        cards.append(low.bit_length() - 1)
-        mask ^= low
-    return cards
-
-
 def card_names(cards: Iterable[int]) -> list[str]:
     """Trace form of a card list: names sorted by card id."""
     return [format_card(c) for c in sorted(cards)]

@@ -31,12 +31,11 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from simcore.cards import DIAMONDS, card_id, mask_of
+from simcore.cards import DIAMONDS, card_id, cards_of, mask_of
 from simcore.reference import events as ev
 from simcore.reference.captures import capture_or_trail, subsets_with_sum
 from simcore.reference.common import (
     as_cards,
-    cards_in,
     check_policy_names,
     deal_round,
     game_winner,
@@ -85,7 +84,7 @@ def value_of(card: int) -> int:
 
 def the_card(play_mask: int) -> int:
     """The single card id of a one-card play mask."""
-    cards = cards_in(play_mask)
+    cards = cards_of(play_mask)
     if len(cards) != 1:
         raise ValueError(f"an Escoba play is one card, got mask {play_mask:#x}")
     return cards[0]
@@ -197,7 +196,7 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     card = the_card(move[0])
     state.hands[seat].remove(card)
     side = side_of(seat, state.players)
-    if not lay_or_capture(state, seat, side, {card}, cards_in(move[1])):
+    if not lay_or_capture(state, seat, side, {card}, cards_of(move[1])):
         return PlayResult("trail", 0, False)
     last_play = state.hands_empty() and not state.stock
     if state.table or (last_play and not rules["last_play_scopa"]):

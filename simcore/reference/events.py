@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from simcore.reference.common import card_names, cards_in
+from simcore.cards import cards_of
+from simcore.reference.common import card_names
 
 TRACE_FORMAT = "scopasim-trace/1"
 
@@ -31,8 +32,8 @@ def play_event(seat: int, play_mask: int, take_mask: int, result: Any) -> Event:
     return {
         "type": "play",
         "seat": seat,
-        "cards": card_names(cards_in(play_mask)),
-        "take": card_names(cards_in(take_mask)),
+        "cards": card_names(cards_of(play_mask)),
+        "take": card_names(cards_of(take_mask)),
         "kind": result.kind,
         "points": result.points,
         "sweep": result.sweep,

@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
 from typing import Any
 
@@ -82,20 +83,24 @@ Move = tuple[int, int]
 # ---------------------------------------------------------------------------------- cards and seats
 
 
+@cache  # a function of the card id alone, asked millions of times a test
 def is_ace(card: int) -> bool:
     return rank_of(card) == ACE
 
 
+@cache
 def is_court(card: int) -> bool:
     """F4: fante, cavallo, re (J, Q, K) capture, and are captured, by equal rank only."""
     return rank_of(card) in COURT_RANKS
 
 
+@cache
 def is_numeral(card: int) -> bool:
     """F3: the numerals 2..10, the only cards that enter sums."""
     return rank_of(card) in NUMERAL_RANKS
 
 
+@cache
 def value_of(card: int) -> int:
     """F3: capture value of a numeral (its face value); 0 for an ace or a court card (they never enter sums)."""
     return rank_of(card) if is_numeral(card) else 0

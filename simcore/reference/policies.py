@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from simcore.reference.common import cards_in
+from simcore.cards import cards_of
 from simcore.reference.rng import Stream
 
 Move = tuple[int, int]
@@ -34,8 +34,8 @@ def greedy_value(play_mask: int, take_mask: int, weight: Callable[[int], int]) -
     """Greedy value of a move: with ``take_mask`` != 0, 1000 per card taken plus the weights of the taken and
     played cards; a trail scores minus the played cards' weight."""
     if take_mask == 0:
-        return -sum(weight(c) for c in cards_in(play_mask))
-    return 1000 * take_mask.bit_count() + sum(weight(c) for c in cards_in(take_mask | play_mask))
+        return -sum(weight(c) for c in cards_of(play_mask))
+    return 1000 * take_mask.bit_count() + sum(weight(c) for c in cards_of(take_mask | play_mask))
 
 
 def first_best(scores: Iterable[int]) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from simcore.cards import DIAMONDS, card_id
@@ -84,6 +85,7 @@ def sum_value(cards: Iterable[int]) -> int:
     return sum(value_of(c) for c in cards)
 
 
+@cache  # a function of the card id alone, asked for every card of every pile (claim_out: after every play)
 def primiera_points(card: int) -> int:
     """Primiera value (S11): 7 = 21, 6 = 18, A = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, J/Q/K = 10."""
     return PRIMIERA_OF_RANK[rank_of(card)]
@@ -214,7 +216,9 @@ def best_primiera_by_suit(pile: Iterable[int]) -> list[int]:
     """A pile's best primiera value in each suit c, d, h, s (0 for a missing suit)."""
     best = [0, 0, 0, 0]
     for card in pile:
-        best[suit_of(card)] = max(best[suit_of(card)], primiera_points(card))
+        suit, points = suit_of(card), primiera_points(card)
+        if points > best[suit]:
+            best[suit] = points
     return best
 
 

@@ -34,13 +34,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from simcore.cards import CLUBS, HEARTS, SPADES, card_id, mask_of
+from simcore.cards import CLUBS, HEARTS, SPADES, card_id, cards_of, mask_of
 from simcore.reference import events as ev
 from simcore.reference.captures import capture_or_trail, same_rank_captures, sum_captures
 from simcore.reference.captures import subsets_with_sum as _subsets_with_sum
 from simcore.reference.common import (
     as_cards,
-    cards_in,
     check_policy_names,
     deal_round,
     game_winner,
@@ -83,11 +82,13 @@ class TraceError(AssertionError):
 # ---------------------------------------------------------------------------------------------- cards
 
 
+@cache
 def is_court(card: int) -> bool:
     """R2: J, Q and K are court cards ("pictures"), with no capture value."""
     return rank_of(card) in COURT_RANKS
 
 
+@cache
 def value_of(card: int) -> int:
     """R2: capture value of a numeral, A = 1 ... 10 = 10; a court card has none (0)."""
     return VALUE_OF_RANK.get(rank_of(card), 0)
@@ -95,7 +96,7 @@ def value_of(card: int) -> int:
 
 def the_card(play_mask: int) -> int:
     """The single card id of a one-card play mask."""
-    cards = cards_in(play_mask)
+    cards = cards_of(play_mask)
     if len(cards) != 1:
         raise ValueError(f"a Skopa play is one card, got mask {play_mask:#x}")
     return cards[0]
@@ -181,6 +182,19 @@ def removals(counts: Sequence[int], k: int) -> Iterable[tuple[int, ...]]:
             yield (here, *tail)
 
 
+@cache
+def largest_splits(total: int, counts: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The largest parts of numerals with ``counts`` per value 1..total-1 that split into sets each summing to
+    ``total`` (:func:`splits`), as counts per value: the fewest cards left out first (0, 1, ...), every choice of how
+    many of each value. A function of the counts alone, so a table's cards ask it once per count vector."""
+    for left_out in range(sum(counts) + 1):
+        kept = [tuple(c - d for c, d in zip(counts, out, strict=True)) for out in removals(counts, left_out)]
+        kept = [k for k in kept if splits(total, k)]
+        if kept:
+            return kept
+    return [tuple(0 for _ in counts)]  # not reached: leaving every card out splits
+
+
 def largest_unions(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
     """R5 option ``multi_group_capture``: the largest unions of pairwise disjoint groups ``card`` may take, each
     group a capture it could make alone (:func:`captures` without the option).
@@ -200,12 +214,7 @@ def largest_unions(rules: Mapping[str, Any], card: int, table: Iterable[int]) ->
     if rules["single_card_priority"] and equal:
         return [equal]
     by_value = [sorted(t for t in table if not is_court(t) and value_of(t) == v) for v in range(1, total)]
-    counts = tuple(len(cards) for cards in by_value)
-    for left_out in range(sum(counts) + 1):
-        kept = [tuple(c - d for c, d in zip(counts, out, strict=True)) for out in removals(counts, left_out)]
-        kept = [k for k in kept if splits(total, k)]
-        if kept:
-            break
+    kept = largest_splits(total, tuple(len(cards) for cards in by_value))
     if not any(kept[0]):
         return [equal] if equal else []
     found = []
@@ -266,7 +275,7 @@ def apply_play(rules: Mapping[str, Any], state: DealState, seat: int, move: Move
     card = the_card(play_mask)
     state.hands[seat].remove(card)
     side = side_of(seat, state.players)
-    if not lay_or_capture(state, seat, side, {card}, cards_in(take_mask)):
+    if not lay_or_capture(state, seat, side, {card}, cards_of(take_mask)):
         return PlayResult("trail", 0, False)
     if state.table:
         return PlayResult("capture", 0, False)
