@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,40 @@ def all_threads():
     api = sys.modules.get("simcore.api")  # not loaded: no thread count was set
     if api is not None:
         api.set_threads(None)
+
+
+# What each pytest-xdist worker compiles first when the whole suite runs on two workers: the shared kernels' run
+# signatures that many test files need (``engine.run_features``, ``engine.search_feature``), split so that the two
+# workers compile different ones side by side. Without it, both workers' first tests needed Scopa's greedy/random
+# kernels: one compiled them (43 s from an empty cache) while the other waited on the compile lock, idle. Each share
+# is a family whose kernels reuse one another's compiled callees in the same process.
+SIDE_BY_SIDE = (
+    (
+        ("scopa", ("greedy", "random")),
+        ("kaszino", ("greedy", "random")),
+        ("kaszino", ("lookahead", "greedy")),
+        ("kaszino", ("search:worlds=1", "greedy")),
+    ),
+    (("scopa", ("lookahead", "greedy")), ("scopa", ("search:worlds=1", "greedy"))),
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kernels_compiled_side_by_side(request):
+    """Worker k of two compiles (or loads) share k of ``SIDE_BY_SIDE`` before its first test, when every test file
+    runs (a few selected files compile only what they need)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if os.environ.get("PYTEST_XDIST_WORKER_COUNT") != "2" or not every_test_file(request.session):
+        return
+    import numpy as np
+
+    from simcore import api
+    from simcore.config import RunConfig
+
+    for variant, policies in SIDE_BY_SIDE[int(worker.removeprefix("gw")) % 2]:
+        api.play_chunk(RunConfig.create(variant, policies=list(policies), games=1, seed=1), np.arange(1))
+
+
+def every_test_file(session: pytest.Session) -> bool:
+    tests = Path(__file__).parent
+    return {Path(item.path) for item in session.items} >= set(tests.glob("test_*.py"))
