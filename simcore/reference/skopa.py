@@ -187,12 +187,12 @@ def largest_splits(total: int, counts: tuple[int, ...]) -> list[tuple[int, ...]]
     """The largest parts of numerals with ``counts`` per value 1..total-1 that split into sets each summing to
     ``total`` (:func:`splits`), as counts per value: the fewest cards left out first (0, 1, ...), every choice of how
     many of each value. A function of the counts alone, so a table's cards ask it once per count vector."""
-    for left_out in range(sum(counts) + 1):
+    for left_out in range(sum(counts)):
         kept = [tuple(c - d for c, d in zip(counts, out, strict=True)) for out in removals(counts, left_out)]
         kept = [k for k in kept if splits(total, k)]
         if kept:
             return kept
-    return [tuple(0 for _ in counts)]  # not reached: leaving every card out splits
+    return [tuple(0 for _ in counts)]  # every card left out: nothing left to split
 
 
 def largest_unions(rules: Mapping[str, Any], card: int, table: Iterable[int]) -> list[frozenset[int]]:
