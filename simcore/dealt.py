@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
+from simcore.engine import kernel_array, run_features
 from simcore.kernels.deal import (
     DEAL_OUT,
     EV_WIDTH,
@@ -95,8 +96,6 @@ def deal_games(rules, seed, games, n_deals, first_dealer, dealer, first_round, h
 
 def dealt_hands(rules: Rules, seed: int, games: np.ndarray, n_deals: np.ndarray) -> DealtHands:
     """The hands dealt in the first ``n_deals[i]`` deals of game ``games[i]`` of a run seeded ``seed``."""
-    from simcore.engine import kernel_array  # a read-only column (from Parquet) would compile the kernel again
-
     games = kernel_array(games, np.int64)
     n_deals = kernel_array(n_deals, np.int64)
     if games.shape != n_deals.shape or (len(n_deals) and n_deals.min() < 0):
@@ -156,8 +155,6 @@ def deal_points(
 ) -> np.ndarray:
     """Each side's points of each of the first ``n_deals[i]`` deals of game ``games[i]``, every deal played on its
     own from totals of zero by quick policies (``policy_ids``: random or greedy; :func:`play_deals`)."""
-    from simcore.engine import kernel_array, run_features
-
     games = kernel_array(games, np.int64)
     n_deals = kernel_array(n_deals, np.int64)
     one_card, exchange, full = run_features(rules, policy_ids)

@@ -143,13 +143,19 @@ def play(
         out,
         trace,
     )
-    run_stoppable(args, progress, stop, (*run_features(rules, policy_ids), search_feature(policy_ids)))
+    run_stoppable(args, progress, stop, kernel_features(rules, policy_ids))
     check_faults(rules, games, out.overflow)
     redo = np.flatnonzero(out.overflow)
     if len(redo) == 0:
         return out
     again = play(rules, seed, games[redo], policy_ids, params, trace, deal_slots * 4, stop=stop, specialise=specialise)
     return merge_overflow(out, again, redo)
+
+
+def kernel_features(rules: Rules, policy_ids: np.ndarray) -> tuple[bool | None, ...]:
+    """``run_games``' last four arguments for a run: :func:`run_features` and :func:`search_feature`. A call that
+    leaves ``tree`` out gets its default, True, and compiles a copy of the chain with search in it."""
+    return (*run_features(rules, policy_ids), search_feature(policy_ids))
 
 
 def run_features(rules: Rules, policy_ids: np.ndarray) -> tuple[bool | None, ...]:

@@ -66,9 +66,7 @@ def direct(config: RunConfig, games: np.ndarray):
     ids, params = policy_arrays(config.policy_choices(), config.rules)
     rules = config.compiled_rules()
     out = engine.allocate(rules, len(games), engine.DEFAULT_DEAL_SLOTS, False)
-    # the engine's own features, ``tree`` included: left out, it defaults to True and compiles a copy of the chain
-    # with search in it that no run uses (four of them, 20-40 s each, in the suite)
-    features = (*engine.run_features(rules, ids), engine.search_feature(ids))
+    features = engine.kernel_features(rules, ids)  # the engine's own: a chain no run uses is not compiled
     control = np.zeros(CONTROL_SIZE, np.int64)
     scratch = make_scratch(rules.max_moves, control)
     run_games(games, np.int64(config.seed), rules, ids, params, out, False, control, scratch, *features)

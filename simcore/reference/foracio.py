@@ -83,7 +83,8 @@ Move = tuple[int, int]
 # ---------------------------------------------------------------------------------- cards and seats
 
 
-@cache  # a function of the card id alone, asked millions of times a test
+# the card predicates are functions of the card id alone, asked millions of times a test: cached
+@cache
 def is_ace(card: int) -> bool:
     return rank_of(card) == ACE
 
