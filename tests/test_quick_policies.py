@@ -174,7 +174,8 @@ def test_quick_exchange_equals_the_listed_choice(overrides):
         trail_only = k % 10 == 9
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(7, k, 1)
-            play, take = quick_exchange_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], trail_only)
+            lo, hi = subset_sum_lanes(table & rs.sum_mask, rs.value_by_rank)  # the deal loop's lanes
+            play, take = quick_exchange_choice(ps, 0, hand, table, rs, policy, params[0, P_EPSILON], trail_only, lo, hi)
             after_quick = ps[RNG + 1]
             n = exchange_moves(seat_space(ps), hand, table, rs, trail_only)
             if play < 0:

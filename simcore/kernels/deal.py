@@ -580,6 +580,10 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
     sc = kaszino_scoring(rules)
     ps_data = data_pointer(ps)  # for the quick policies (``family_loop``)
     plays, pos, n, table, seen = gs[DS_T], gs[DS_POS], gs[DS_N], gs[DS_TABLE], gs[DS_SEEN]
+    # the table's lanes for the quick seats, built at the first quick decision and then kept up to date
+    # (``lanes_after``): a loop whose seats list (search's trees, which run it a play or two at a time) builds none
+    sum_mask, value_by_rank = rs.sum_mask, rs.value_by_rank
+    lo, hi, lanes = 0, 0, False
     last_capturer, nondealer, deal_idx = gs[DS_LAST], gs[DS_FIRST], gs[DS_DEAL]
     to_move, pending_double = gs[DS_TO_MOVE], gs[DS_PENDING]
     resume = forced >= 0
@@ -623,8 +627,13 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
                 # compiled without the listed policies (``engine.run_features``) has only quick seats
                 quick = full is None or quick_policy(policy)
                 if quick:
+                    if not lanes:
+                        lo, hi = subset_sum_lanes(table & sum_mask, value_by_rank)
+                        lanes = True
+                    trail_only = double and step == 0
+                    epsilon = params[p, P_EPSILON]
                     play, take = quick_exchange_choice(
-                        ps_data, p, gs[HANDS + p], table, rs, policy, params[p, P_EPSILON], double and step == 0
+                        ps_data, p, gs[HANDS + p], table, rs, policy, epsilon, trail_only, lo, hi
                     )
                 if play < 0:
                     space = ps[: (ps.shape[0] - MAX_SAMPLES) // 2]  # ``seat_space``, without a call
@@ -645,8 +654,10 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
             seen |= play
             plays += 1
             step += 1
+            table = (table | play) if take == 0 else (table & ~take)
+            if lanes:
+                lo, hi = lanes_after(lo, hi, table, play, take, sum_mask, value_by_rank)
             if take == 0:
-                table |= play
                 if rules.own_trail_tabla == 0:
                     gs[DS_TRAILED + p] |= play
                 if ev_slot >= 0:
@@ -662,7 +673,6 @@ def kaszino_loop(rules, policy_ids, params, gs, ps, events, ev_slot, ne, forced,
                         status = DEAL_OUT
                         break
                 continue
-            table &= ~take
             gs[PILES + p] |= take | play
             last_capturer = p
             points = 0

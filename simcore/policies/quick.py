@@ -40,7 +40,6 @@ from simcore.kernels.captures import (
     card_value,
     lane,
     lanes_times,
-    mask_value,
     nth_summing_subset,
     store_prefix_lanes,
     subset_sum_lanes,
@@ -71,6 +70,7 @@ EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of a
 NO_SCORE = -(1 << 62)  # greedy's best score before any move
 LANES_TOP = 15  # the largest sum the lanes count
 EXCHANGE_HAND = 3  # most cards of a Kaszino hand ``quick_exchange_choice`` decides (7 groups: a byte each)
+LAST_CARD = 1 << 51  # the highest card of any pack (``slot_card``)
 
 
 @inline_kernel
@@ -511,90 +511,118 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack):
 
 
 @inline_kernel
-def exchange_groups(hand, avail, rs, lo, hi):
-    """(counts, exchanges): byte j of ``counts`` is the number of Kaszinó exchanges of hand group j (the hand's
-    non-empty subsets in ascending order, as ``exchange_moves`` walks them), counted in the table's lanes."""
-    value_by_rank, max_sum, max_hand_cards = rs.value_by_rank, rs.max_sum, rs.max_hand_cards
+def hand_slots(hand):
+    """The cards of a hand of at most ``EXCHANGE_HAND`` (three) cards as one-card masks, lowest first, 0 past its last
+    card. Group ``j`` of the hand (``group_of``) holds slot ``k`` when bit ``k`` of ``j`` is set: as ``j`` counts up
+    from 1, the groups are the hand's non-empty subsets in ascending order, as ``exchange_moves`` walks them."""
+    b0 = hand & -hand
+    rest = hand ^ b0
+    b1 = rest & -rest
+    return b0, b1, (rest ^ b1) & -(rest ^ b1)
+
+
+@inline_kernel
+def slot_card(b):
+    """Id of the card of a hand slot (``hand_slots``); an empty slot reads card 51's, which the caller zeroes: its
+    slots of the tables stay in range."""
+    return lowest(b | LAST_CARD)
+
+
+@inline_kernel
+def group_of(j, a0, a1, a2):
+    """What group ``j`` of the hand adds up from its slots' ``a0, a1, a2`` (masks, values or weights): three selects,
+    where a walk over the group's cards waited for each card's step."""
+    return (a0 if j & 1 else 0) + (a1 if j & 2 else 0) + (a2 if j & 4 else 0)
+
+
+@inline_kernel
+def exchange_groups(n_groups, v0, v1, v2, rs, lo, hi):
+    """(counts, exchanges): byte ``j - 1`` of ``counts`` is the number of Kaszinó exchanges of hand group ``j``
+    (``hand_slots``; ``v0, v1, v2``: its slots' values; ``n_groups``: its number of groups), counted in the table's
+    lanes at the group's value total. A constant count of steps, which LLVM unrolls."""
+    max_sum, max_hand_cards = rs.max_sum, rs.max_hand_cards
     counts, exchanges = 0, 0
-    sub, j = 0, 0
-    while True:
-        sub = (sub - hand) & hand
-        if sub == 0:
-            break
-        total = mask_value(sub, value_by_rank)
-        allowed = (max_hand_cards == 0 or popcount(sub) <= max_hand_cards) and (max_sum == 0 or total <= max_sum)
-        count = lane(lo, hi, total) if allowed else 0
-        counts |= count << (8 * j)
+    for j in range(1, 8):
+        total = group_of(j, v0, v1, v2)
+        allowed = (max_hand_cards == 0 or popcount(j) <= max_hand_cards) and (max_sum == 0 or total <= max_sum)
+        count = lane(lo, hi, total) if allowed and j <= n_groups else 0
+        counts |= count << (8 * (j - 1))
         exchanges += count
-        j += 1
     return counts, exchanges
 
 
 @inline_kernel
-def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only):
+def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only, lo, hi):
     """Kaszinó's ``quick_choice``: the (play, take) that ``choose`` picks for ``random``, ``greedy`` or the rollouts'
     epsilon-greedy among the moves ``exchange_moves`` lists, with the same draws, without listing them. The exchanges
     of each hand group are counted in the table's lanes (``subset_sum_lanes``: a group's value total is the sum its
     table cards must make), random decodes only the move drawn and greedy scores the exchanges group by group, in
-    the listed order. Returns (-1, 0), with no draw made, for what the lanes do not count: a table of more than
-    ``QUICK_TABLE`` cards, a hand group's total above 15 (``max_sum`` above 15 or 0), a hand of more than three
-    cards (``EXCHANGE_HAND``)."""
+    the listed order; a group's cards, total and weight come from the hand's slots (``hand_slots``). ``lo, hi``: the
+    table's lanes, which the deal loop keeps up to date (``lanes_after``), as for ``quick_choice_lanes``. Returns
+    (-1, 0), with no draw made, for what the lanes do not count: a table of more than ``QUICK_TABLE`` cards, a hand
+    group's total above 15 (``max_sum`` above 15 or 0), a hand of more than three cards (``EXCHANGE_HAND``)."""
     forced, sum_mask, value_by_rank = rs.forced_capture, rs.sum_mask, rs.value_by_rank
     avail = table & sum_mask
-    bound = mask_value(hand, value_by_rank)  # no hand group makes more
+    b0, b1, b2 = hand_slots(hand)
+    v0 = card_value(slot_card(b0), value_by_rank) if b0 != 0 else 0
+    v1 = card_value(slot_card(b1), value_by_rank) if b1 != 0 else 0
+    v2 = card_value(slot_card(b2), value_by_rank) if b2 != 0 else 0
+    bound = v0 + v1 + v2  # no hand group makes more (a hand of more than three cards is declined below)
     if rs.max_sum > 0:
         bound = min(bound, rs.max_sum)
-    if not trail_only and (popcount(avail) > QUICK_TABLE or bound > LANES_TOP or popcount(hand) > EXCHANGE_HAND):
+    n_cards = popcount(hand)
+    if not trail_only and (popcount(avail) > QUICK_TABLE or bound > LANES_TOP or n_cards > EXCHANGE_HAND):
         return -1, 0
+    n_groups = (1 << n_cards) - 1
     counts, exchanges = 0, 0
     if not trail_only:
-        lo, hi = subset_sum_lanes(avail, value_by_rank)
-        counts, exchanges = exchange_groups(hand, avail, rs, lo, hi)
+        counts, exchanges = exchange_groups(n_groups, v0, v1, v2, rs, lo, hi)
     trails_only = trail_only or (exchanges == 0 and forced != FORCED_NONE)  # the moves are the hand's trails
     singles = forced == FORCED_NONE and not trail_only  # each one-card group's trail comes before its exchanges
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if not greedy:
-        n = popcount(hand) if trails_only else exchanges + (popcount(hand) if singles else 0)
+        n = n_cards if trails_only else exchanges + (n_cards if singles else 0)
         idx = bounded(ps, RNG + 1 + seat, n)
         if trails_only:
             return nth_bit(hand, idx), 0
-        sub, j = 0, 0
+        j = 0
         while True:
-            sub = (sub - hand) & hand
-            if singles and (sub & (sub - 1)) == 0:
-                if idx == 0:
-                    return sub, 0
-                idx -= 1
-            count = (counts >> (8 * j)) & 255
             j += 1
+            if singles and (j & (j - 1)) == 0:
+                if idx == 0:
+                    return group_of(j, b0, b1, b2), 0
+                idx -= 1
+            count = (counts >> (8 * (j - 1))) & 255
             if idx < count:
                 store_prefix_lanes(ps, avail, value_by_rank)
-                return sub, nth_summing_subset(ps, avail, value_by_rank, mask_value(sub, value_by_rank), idx)
+                take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)
+                return group_of(j, b0, b1, b2), take
             idx -= count
     if trails_only:
         return lightest_trail(ps, hand)[0], 0
+    w0 = ps[WEIGHT + slot_card(b0)] if b0 != 0 else 0
+    w1 = ps[WEIGHT + slot_card(b1)] if b1 != 0 else 0
+    w2 = ps[WEIGHT + slot_card(b2)] if b2 != 0 else 0
     best_play, best_take, best = 0, 0, NO_SCORE
     have_lanes = False
-    sub = 0
-    for j in range((1 << popcount(hand)) - 1):  # the hand's groups in ascending order
-        sub = (sub - hand) & hand
-        played = weight_of(ps, sub)
-        if singles and (sub & (sub - 1)) == 0 and -played > best:
-            best_play, best_take, best = sub, 0, -played
-        count = (counts >> (8 * j)) & 255
+    for j in range(1, n_groups + 1):  # the hand's groups in ascending order
+        played = group_of(j, w0, w1, w2)
+        if singles and (j & (j - 1)) == 0 and -played > best:
+            best_play, best_take, best = group_of(j, b0, b1, b2), 0, -played
+        count = (counts >> (8 * (j - 1))) & 255
         if count == 0:
             continue
         if not have_lanes:
             store_prefix_lanes(ps, avail, value_by_rank)
             have_lanes = True
-        total = mask_value(sub, value_by_rank)
+        total = group_of(j, v0, v1, v2)
         for i in range(count):
             s = nth_summing_subset(ps, avail, value_by_rank, total, i)
             score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + played
             if score > best:
-                best_play, best_take, best = sub, s, score
+                best_play, best_take, best = group_of(j, b0, b1, b2), s, score
     return best_play, best_take
 
 
