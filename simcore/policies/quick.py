@@ -523,8 +523,8 @@ def hand_slots(hand):
 
 @inline_kernel
 def slot_card(b):
-    """Id of the card of a hand slot (``hand_slots``); an empty slot reads card 51's, which the caller zeroes: its
-    slots of the tables stay in range."""
+    """Id of the card of a hand slot (``hand_slots``). An empty slot gives card 51, a card of every table the caller
+    reads (values, weights), and the caller zeroes what it read for it."""
     return lowest(b | LAST_CARD)
 
 
