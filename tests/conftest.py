@@ -67,3 +67,36 @@ def kernels_compiled_side_by_side(request):
 def every_test_file(session: pytest.Session) -> bool:
     tests = Path(__file__).parent
     return {Path(item.path) for item in session.items} >= set(tests.glob("test_*.py"))
+
+
+# The test files that take the most CPU time once the shared kernels are compiled (a per-test log of a full run on two
+# workers, session 27: 30-210 CPU-s each), most first. pytest-xdist hands each worker the next file as it frees up;
+# by default it orders the files by their number of tests, which put the frozen-rules and compile-pruning files,
+# five to ten slow tests each, last: one worker played them alone for the last half minute while the other idled.
+# Heaviest first, the small files fill the end on both workers. A file not listed keeps its collection order.
+HEAVY_FIRST = (
+    "test_differential_variants.py",
+    "test_frozen_pruning.py",
+    "test_differential_scopa.py",
+    "test_jit.py",
+    "test_search_policy.py",
+    "test_frozen_rules.py",
+    "test_quick_policies.py",
+    "test_policies.py",
+    "test_conformance.py",
+    "test_interrupt.py",
+    "test_reference_skopa.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the file order of ``pytest_collection_modifyitems`` under ``--dist loadfile`` (xdist's own reordering
+    by number of tests off)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The files of ``HEAVY_FIRST`` first, in its order; the rest after them, as collected."""
+    rank = {name: k for k, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.path).name, len(rank)))
