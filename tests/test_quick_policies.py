@@ -303,12 +303,14 @@ def test_reached_sums_list_what_the_search_lists(variant):
 def test_nth_summing_subset_decodes_the_ascending_subsets_of_each_sum(variant):
     """``nth_summing_subset`` gives, for every target 1..15 and every index, the subsets of a card set (the lowest
     cards of the set whose prefix lanes were stored) with that value sum in ascending mask order, as brute force
-    lists them, on sets of up to ``QUICK_TABLE`` cards."""
+    lists them, on sets of up to ``QUICK_TABLE`` cards, each with the sum of its cards' weights."""
     spec = get_variant(variant)
     rules = spec.compile(spec.resolve({}))
     value = rules.value_by_rank
     ps = np.zeros(decision_space_size(rules.max_moves), dtype=np.int64)
     rng = random.Random(11)
+    weights = [rng.randint(-50, 50) for _ in range(52)]
+    ps[WEIGHT : WEIGHT + 52] = weights
     cards = cards_of(rules.pack & rules.sum_mask)
     decoded = 0
     for _ in range(150):
@@ -318,7 +320,7 @@ def test_nth_summing_subset_decodes_the_ascending_subsets_of_each_sum(variant):
             avail = sum(1 << c for c in table[:k])  # the k lowest cards (a card's sum candidates)
             masks = sorted(sum(1 << table[j] for j in range(k) if s >> j & 1) for s in range(1, 1 << k))
             for target in range(1, 16):
-                want = [m for m in masks if mask_value(m, value) == target]
+                want = [(m, sum(weights[c] for c in cards_of(m))) for m in masks if mask_value(m, value) == target]
                 got = [nth_summing_subset(ps, avail, value, target, i) for i in range(len(want))]
                 assert got == want, (table[:k], target)
                 decoded += len(want)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba.core import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
@@ -57,3 +58,19 @@ def list_cards(out, start, mask):
 def suit_mask(suit):
     """Mask of every card of a suit (0..3)."""
     return CLUBS_MASK << suit
+
+
+@intrinsic
+def opaque(typingctx, x):
+    """``x`` as a value LLVM cannot see into (an empty inline asm): a choice between two loaded values then stays a
+    choice of values, which LLVM otherwise makes a load from a chosen address, and a load waits for the choice
+    (``captures.nth_summing_subset``)."""
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(x)
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.int64)
+        return builder.asm(ir.FunctionType(value.type, [value.type]), "", "=r,0", [value], False)
+
+    return sig, codegen

@@ -138,7 +138,7 @@ def nth_capture(ps, c, table, rs, idx):
         return nth_bit(singles, idx)
     avail = table & sum_mask & sum_candidates(c, sum_to)
     store_prefix_lanes(ps, avail, value_by_rank)
-    return nth_summing_subset(ps, avail, value_by_rank, capture_target(card_value(c, value_by_rank), sum_to), idx)
+    return nth_summing_subset(ps, avail, value_by_rank, capture_target(card_value(c, value_by_rank), sum_to), idx)[0]
 
 
 @inline_kernel
@@ -407,8 +407,8 @@ def greedy_captures(ps, c, wc, cap, table, rs, have_lanes, best_play, best_take,
     v = capture_target(card_value(c, value_by_rank), sum_to)
     avail = table & sum_mask & sum_candidates(c, sum_to)
     for i in range(cap):  # the lanes counted ``cap`` subsets summing to v: decode each, in order
-        s = nth_summing_subset(ps, avail, value_by_rank, v, i)
-        score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + wc
+        s, weight = nth_summing_subset(ps, avail, value_by_rank, v, i)
+        score = GREEDY_CARD_SCORE * popcount(s) + weight + wc
         if score > best:
             best_play, best_take, best = play, s, score
     return best_play, best_take, best, True
@@ -597,7 +597,7 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
             count = (counts >> (8 * (j - 1))) & 255
             if idx < count:
                 store_prefix_lanes(ps, avail, value_by_rank)
-                take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)
+                take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)[0]
                 return group_of(j, b0, b1, b2), take
             idx -= count
     if trails_only:
@@ -619,8 +619,8 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
             have_lanes = True
         total = group_of(j, v0, v1, v2)
         for i in range(count):
-            s = nth_summing_subset(ps, avail, value_by_rank, total, i)
-            score = GREEDY_CARD_SCORE * popcount(s) + weight_of(ps, s) + played
+            s, weight = nth_summing_subset(ps, avail, value_by_rank, total, i)
+            score = GREEDY_CARD_SCORE * popcount(s) + weight + played
             if score > best:
                 best_play, best_take, best = group_of(j, b0, b1, b2), s, score
     return best_play, best_take
