@@ -61,8 +61,10 @@ QUICK_TABLE = 10  # most table sum cards for the packed counts (at most C(10, 5)
 # and Scopone's mc as fast as before). One thread, old and new in one process, same rows.
 BY_RANK_HAND = 10
 # greedy counts the captures in rank slots (``quick_greedy_ranks``) from this hand size: Foracio's 13 cards +15-17%
-# deals/s; Scopone's 10 cards 4% slower than ``quick_greedy``'s walk (session 24, as above)
-GREEDY_BY_RANK_HAND = 11
+# deals/s; Scopone's 10 cards 4% slower than ``quick_greedy``'s walk in session 24, 1.055x faster since session 28's
+# decoding of the sum captures (7 pairs of processes, one thread, same rows: the walk's branch per card on its value,
+# its same-rank cards and its count was 44% of a profile)
+GREEDY_BY_RANK_HAND = 10
 # hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``)
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
