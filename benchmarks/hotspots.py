@@ -114,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO, env=env,
     )  # fmt: skip
     try:
-        pid = int(child.stdout.readline())
+        line = child.stdout.readline()
+        if not line.strip():  # the child failed (a bad game or policy name): its error is printed above
+            print("error: the job did not start", file=sys.stderr)
+            return 1
+        pid = int(line)
         with tempfile.TemporaryDirectory() as tmp:
             data = Path(tmp) / "perf.data"
             record = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "5000", "-p", str(pid), "-o", str(data)]
