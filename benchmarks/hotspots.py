@@ -104,6 +104,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25, help="stretches in the summary")
     parser.add_argument("--show", type=int, default=6, help="stretches printed instruction by instruction")
     args = parser.parse_args(argv)
+    from simcore.config import RunConfig
+    from simcore.errors import ConfigError
+
+    try:  # a bad game, policy or size: one line here, not a traceback from the child
+        RunConfig.create(args.variant, policies=[args.policy], games=args.games, seed=1)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if args.seconds <= 0:
+        print("error: --seconds must be positive", file=sys.stderr)
+        return 1
     missing = [tool for tool in ("perf", "objdump") if shutil.which(tool) is None]
     if missing:
         print(f"error: {' and '.join(missing)} not found on PATH", file=sys.stderr)
@@ -115,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     try:
         line = child.stdout.readline()
-        if not line.strip():  # the child failed (a bad game or policy name): its error is printed above
+        if not line.strip():  # the child failed: its error is printed above
             print("error: the job did not start", file=sys.stderr)
             return 1
         pid = int(line)
