@@ -160,9 +160,10 @@ def main(argv: list[str] | None = None) -> int:
                         code.update(disassembly(listing.stdout))
         print(report(jit, code, args.top, args.show))
         return 0
-    finally:
+    finally:  # the child's chunk may run for minutes (a search's 50,000 games): it is not waited for
         child.stdin.close()
-        child.wait(timeout=60)
+        child.kill()
+        child.wait()
 
 
 if __name__ == "__main__":
