@@ -107,20 +107,22 @@ FEW_WEIGHTS = [(c * 5) % 3 for c in range(52)]
     [(v, o, None) for v, o in CASES] + [("foracio", {}, MANY_WEIGHTS), ("foracio", {}, FEW_WEIGHTS)],
 )
 def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
-    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 10), tables of 0..10
-    cards; random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
+    """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 12 and 10; up to 10 in
+    every game where the rank slots are tried, which take hands of more than ``SLOTS`` cards), tables of 0..10 cards;
+    random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
     rules, rs, ps, params, pack = decision_setup(variant, overrides, weights)
     rng = random.Random(11)
-    quick = aces = slots = random_ranks = greedy_ranks = 0
+    quick = aces = slots = random_ranks = greedy_ranks = last_cards = 0
     for k in range(3000):
         cards = rng.sample(pack, 24)
-        hand_cards = cards[: rng.randint(1, {"foracio": 12, "scopone": 10}.get(variant, 4))]  # cards[12:]: the table
+        largest = {"foracio": 12, "scopone": 10}.get(variant, 10 if k % 5 >= 2 else 4)  # k % 5: the size told
+        hand_cards = cards[: rng.randint(1, largest)]  # cards[12:]: the table
         hand = sum(1 << c for c in hand_cards)
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 10);
-            # greedy's two: card by card, rank slots (from 11)
+            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 10,
+            # down to 5 cards left); greedy's two: card by card, rank slots (from 10, down to 5 cards left)
             n_cards = len(hand_cards)
             sizes = (n_cards, max(n_cards, SLOTS), max(n_cards, BY_RANK_HAND - 1), max(n_cards, BY_RANK_HAND), 13)
             hand_size = sizes[k % 5]
@@ -133,8 +135,10 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
                 continue
             aces += bool(rs.ace_sweeps and hand & 0xF)
             slots += policy != POLICY_GREEDY and hand_size <= SLOTS
-            random_ranks += policy == POLICY_RANDOM and hand_size >= BY_RANK_HAND and full is None
-            greedy_ranks += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND
+            large = n_cards > SLOTS  # a large hand's last SLOTS cards take the slots and the walk (``SLOTS``)
+            random_ranks += policy == POLICY_RANDOM and hand_size >= BY_RANK_HAND and full is None and large
+            greedy_ranks += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND and large
+            last_cards += hand_size >= BY_RANK_HAND and full is None and not large
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -147,6 +151,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
     assert slots > 300  # random's slots (``quick_slots``), empty slots included
     assert random_ranks > 150  # random's rank slots (``quick_rank_slots``)
     assert greedy_ranks > 300  # greedy's rank slots (``quick_greedy_ranks``)
+    assert last_cards > 100  # the last cards of a large hand: random's slots, greedy's walk
 
 
 KASZINO_CASES = [

@@ -65,7 +65,11 @@ BY_RANK_HAND = 10
 # decoding of the sum captures (7 pairs of processes, one thread, same rows: the walk's branch per card on its value,
 # its same-rank cards and its count was 44% of a profile)
 GREEDY_BY_RANK_HAND = 10
-# hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``)
+# hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``);
+# so are the last cards of the large hands (Scopone's 10, Foracio's 13) once they are down to this many, where the rank
+# slots' constant work over the pack's every rank costs more than the few cards left (random: quick_slots, greedy:
+# quick_greedy's walk; session 30, 7 pairs of processes, one thread, same rows: Scopone random 1.11x, greedy 1.12x,
+# Foracio 1.05x / 1.03x; switching at 5 or 6 cards instead was 0.93-1.02x of switching at 4)
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
@@ -652,11 +656,11 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
 
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
     make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
-    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else ``quick_random``; the
-    shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from ``GREEDY_BY_RANK_HAND`` cards,
-    else ``quick_greedy``). A hand larger than the slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``:
-    the deal loop's (``None`` in a loop compiled without the listed policies, the only one that has rank slots for
-    random: ``BY_RANK_HAND``)."""
+    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards (and ``quick_slots`` for their
+    last ``SLOTS`` cards), else ``quick_random``; the shared kernels compile all three; likewise greedy's
+    ``quick_greedy_ranks`` from ``GREEDY_BY_RANK_HAND`` cards (down to ``SLOTS`` cards left), else ``quick_greedy``).
+    A hand larger than the slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``: the deal loop's (``None``
+    in a loop compiled without the listed policies, the only one that has rank slots for random: ``BY_RANK_HAND``)."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
     too_many = hand_size <= SLOTS and popcount(hand) > hand_size
     if popcount(table & rs.sum_mask) > QUICK_TABLE or unmodelled or too_many:
@@ -668,6 +672,8 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
         if hand_size >= GREEDY_BY_RANK_HAND:
+            if popcount(hand) <= SLOTS:  # the last cards of a large hand: the walk (``SLOTS``)
+                return quick_greedy(ps, hand, table, rs, lo, hi)
             return quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack)
         return quick_greedy(ps, hand, table, rs, lo, hi)
     if hand_size <= SLOTS:
@@ -675,6 +681,8 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     # nested ifs: Numba prunes a condition that is only ``full is None`` (``deal.play_on``)
     if hand_size >= BY_RANK_HAND:  # noqa: SIM102
         if full is None:
+            if popcount(hand) <= SLOTS:  # the last cards of a large hand: fixed slots (``SLOTS``)
+                return quick_slots(ps, seat, hand, table, rs, lo, hi, SLOTS)
             return quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
 
