@@ -45,6 +45,7 @@ from simcore.policies.quick import (
     GREEDY_BY_RANK_HAND,
     QUICK_TABLE,
     SLOTS,
+    drawn_byte_slot,
     lanes_after,
     quick_choice,
     quick_exchange_choice,
@@ -366,3 +367,39 @@ def test_a_hand_larger_than_the_slots_takes_the_listed_path():
     assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 3, rules.pack) == (-1, 0)
     assert ps[RNG + 1] == stream_state(5, 0, 1)
     assert quick_choice(ps, 0, hand, 0, rs, POLICY_RANDOM, 0.0, 4, rules.pack)[0] > 0
+
+
+def test_drawn_byte_slot_finds_the_slot_of_each_move():
+    """``drawn_byte_slot`` (random's rank slots, moves below 128): for every move of random counts of 13 slots, the
+    slot it falls in and the moves before that slot, as a walk from the first slot finds them."""
+    rng = random.Random(5)
+    for _ in range(300):
+        blocks = [rng.choice([0, 0, 1, 2, 3, 5, 8, 12]) for _ in range(13)]
+        while sum(blocks) >= 128:
+            blocks[rng.randrange(13)] = 0
+        packed_lo = sum(b << (8 * k) for k, b in enumerate(blocks[:8]))
+        packed_hi = sum(b << (8 * k) for k, b in enumerate(blocks[8:]))
+        for idx in range(sum(blocks)):
+            slot, before = 0, 0
+            while idx >= before + blocks[slot]:
+                before += blocks[slot]
+                slot += 1
+            assert drawn_byte_slot(packed_lo, packed_hi, idx) == (slot, before)
+
+
+def test_rank_slots_of_128_moves_or_more_draw_as_the_list_does():
+    """Random's rank slots find the drawn rank by a walk when the hand has 128 moves or more (the bytes of
+    ``drawn_byte_slot`` would carry): a Scopone hand of sevens, sixes and fives over a table of small cards."""
+    rules, rs, ps, params, pack = decision_setup("scopone", {"single_card_priority": False, "forced_capture": "none"})
+    rank_cards = {r: [c for c in pack if c >> 2 == r] for r in range(13)}
+    hand = sum(1 << c for c in rank_cards[6] + rank_cards[5] + rank_cards[4][:2])
+    table = sum(1 << c for c in rank_cards[0] + rank_cards[1] + rank_cards[2][:2])
+    n = legal_moves(seat_space(ps), hand, table, rs)
+    assert n >= 128
+    for k in range(40):
+        ps[RNG + 1] = stream_state(5, k, 1)
+        play, take = quick_choice(ps, 0, hand, table, rs, POLICY_RANDOM, 0.0, BY_RANK_HAND, rules.pack, None)
+        ps[RNG + 1] = stream_state(5, k, 1)
+        n = legal_moves(seat_space(ps), hand, table, rs)
+        i = choose(ps, POLICY_RANDOM, params, n, 0)
+        assert (play, take) == (int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1]))

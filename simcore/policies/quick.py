@@ -47,7 +47,7 @@ from simcore.kernels.captures import (
 )
 from simcore.kernels.workspace import RNG, TRAIL_CLASSES, WEIGHT
 from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
-from simcore.rng import bounded
+from simcore.rng import bounded, wrapping_add, wrapping_mul
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
 ACES = 0xF
@@ -297,6 +297,26 @@ def quick_slots_sized(ps, seat, hand, table, rs, lo, hi, slots):
     return quick_slots(ps, seat, hand, table, rs, lo, hi, slots)
 
 
+BYTE_ONES = 0x0101010101010101  # times a byte: that byte in every byte; times bytes: their running sums
+BYTE_HIGHS = -0x7F7F7F7F7F7F7F80  # 0x8080808080808080 as an int64: the high bit of every byte
+
+
+@inline_kernel
+def drawn_byte_slot(blocks_lo, blocks_hi, idx):
+    """(slot, moves before it): the slot (byte k of ``blocks_lo | blocks_hi << 64``, a slot's count of moves) that
+    move ``idx`` falls in, without a loop: the running sums of the bytes are compared with ``idx`` all at once, and
+    the slots whose sum is at most ``idx`` are those before it. Exact while the bytes add up to less than 128 (no
+    carry leaves a byte, and every byte's high bit is free for the comparison) and ``idx`` is below their sum."""
+    sums_lo = wrapping_mul(blocks_lo, BYTE_ONES)
+    sums_hi = wrapping_mul(blocks_hi, BYTE_ONES) + ((sums_lo >> 56) & 255) * BYTE_ONES
+    probe = wrapping_mul(idx, BYTE_ONES) | BYTE_HIGHS
+    passed_lo = wrapping_add(probe, -sums_lo) & BYTE_HIGHS  # high bit of byte k: idx >= the sum up to slot k
+    passed_hi = wrapping_add(probe, -sums_hi) & BYTE_HIGHS
+    slot = popcount(passed_lo) + popcount(passed_hi)
+    before = (sums_lo - blocks_lo) if slot < 8 else (sums_hi - blocks_hi)
+    return slot, (before >> (8 * (slot & 7))) & 255
+
+
 @inline_kernel
 def quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack):
     """``quick_random`` for large hands (``BY_RANK_HAND``): every rank of the pack in a slot of its own, counted in a
@@ -307,29 +327,40 @@ def quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack):
     aces = ace_mask(rs)
     forced = rs.forced_capture
     first, second, total = 0, 0, 0
+    blocks_lo, blocks_hi = 0, 0  # each rank's moves, a byte a rank (exact while the total is below 128)
     for r in range(RANKS):
         c = 4 * r
         if (pack >> c) & 15 == 0:  # a rank the pack has not (Scopone's 8-10): folded away with the frozen rules
             continue
         cap = card_moves(c, aces, table, rs, lo, hi)
         moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
-        total += moves * popcount((hand >> c) & 15)
+        block = moves * popcount((hand >> c) & 15)
+        total += block
         if r < 8:
             first |= cap << (8 * r)
+            blocks_lo |= block << (8 * r)
         else:
             second |= cap << (8 * (r - 8))
+            blocks_hi |= block << (8 * (r - 8))
     if total == 0:  # forced=player and nothing captures: any card is trailed
         return trail_any(ps, seat, hand)
     idx = bounded(ps, RNG + 1 + seat, total)
     c, cap, moves = 0, 0, 0
-    for r in range(RANKS):  # to the rank of the drawn move
+    if total < 128:
+        r, before = drawn_byte_slot(blocks_lo, blocks_hi, idx)
+        idx -= before
         c = 4 * r
         cap = ((first if r < 8 else second) >> (8 * (r & 7))) & 255
         moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
-        block = moves * popcount((hand >> c) & 15)
-        if idx < block:
-            break
-        idx -= block
+    else:
+        for r in range(RANKS):  # to the rank of the drawn move
+            c = 4 * r
+            cap = ((first if r < 8 else second) >> (8 * (r & 7))) & 255
+            moves = cap if (aces >> c) & 1 else moves_of(cap, forced)
+            block = moves * popcount((hand >> c) & 15)
+            if idx < block:
+                break
+            idx -= block
     group = hand & (15 << c)
     while idx >= moves:  # the rank's cards in ascending order, ``moves`` moves each
         idx -= moves
