@@ -605,6 +605,10 @@ def exchange_groups(n_groups, v0, v1, v2, rs, lo, hi):
     return counts, exchanges
 
 
+# a byte of 1 for each one-card group of a hand of 0..3 cards (groups 1, 2 and 4: bytes 0, 1 and 3): their trails
+ONE_CARD_GROUPS = (0, 0x1, 0x101, 0x1000101)
+
+
 @inline_kernel
 def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only, lo, hi):
     """Kaszinó's ``quick_choice``: the (play, take) that ``choose`` picks for ``random``, ``greedy`` or the rollouts'
@@ -641,6 +645,18 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
         idx = bounded(ps, RNG + 1 + seat, n)
         if trails_only:
             return nth_bit(hand, idx), 0
+        if n < 128:  # the group of the drawn move from the groups' byte running sums (``drawn_byte_slot``)
+            blocks = counts + (ONE_CARD_GROUPS[n_cards] if singles else 0)
+            slot, before = drawn_byte_slot(blocks, 0, idx)
+            j = slot + 1
+            idx -= before
+            if singles and (j & (j - 1)) == 0:  # a one-card group: its trail first
+                if idx == 0:
+                    return group_of(j, b0, b1, b2), 0
+                idx -= 1
+            store_prefix_lanes(ps, avail, value_by_rank)
+            take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)[0]
+            return group_of(j, b0, b1, b2), take
         j = 0
         while True:
             j += 1
