@@ -43,6 +43,7 @@ from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOU
 from simcore.policies.quick import (
     BY_RANK_HAND,
     GREEDY_BY_RANK_HAND,
+    GREEDY_RANKS_ONLY_HAND,
     QUICK_TABLE,
     SLOTS,
     drawn_byte_slot,
@@ -109,7 +110,7 @@ FEW_WEIGHTS = [(c * 5) % 3 for c in range(52)]
 )
 def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
     """3,000 random positions per rule set: hands of 1..4 cards (Foracio and Scopone up to 12 and 10; up to 10 in
-    every game where the rank slots are tried, which take hands of more than ``SLOTS`` cards), tables of 0..10 cards;
+    every game where the rank slots are tried: greedy's take hands of more than ``SLOTS`` cards), tables of 0..10 cards;
     random and greedy walk the hand each of their ways in turn (the ``hand_size`` they are told)."""
     rules, rs, ps, params, pack = decision_setup(variant, overrides, weights)
     rng = random.Random(11)
@@ -122,8 +123,8 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
         table = sum(1 << c for c in cards[12 : 12 + rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 9, 10])])
         for policy in (POLICY_RANDOM, POLICY_GREEDY, POLICY_ROLLOUT):
             ps[RNG + 1] = stream_state(5, k, 1)
-            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 10,
-            # down to 5 cards left); greedy's two: card by card, rank slots (from 10, down to 5 cards left)
+            # random's three ways, all exact: slots for hands of up to 4 cards, card by card, rank slots (from 10);
+            # greedy's two: card by card, rank slots (from 10, down to 5 cards left below 13)
             n_cards = len(hand_cards)
             sizes = (n_cards, max(n_cards, SLOTS), max(n_cards, BY_RANK_HAND - 1), max(n_cards, BY_RANK_HAND), 13)
             hand_size = sizes[k % 5]
@@ -136,10 +137,11 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
                 continue
             aces += bool(rs.ace_sweeps and hand & 0xF)
             slots += policy != POLICY_GREEDY and hand_size <= SLOTS
-            large = n_cards > SLOTS  # a large hand's last SLOTS cards take the slots and the walk (``SLOTS``)
-            random_ranks += policy == POLICY_RANDOM and hand_size >= BY_RANK_HAND and full is None and large
-            greedy_ranks += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND and large
-            last_cards += hand_size >= BY_RANK_HAND and full is None and not large
+            # greedy walks a large hand's last SLOTS cards below GREEDY_RANKS_ONLY_HAND (``SLOTS``)
+            walked = n_cards <= SLOTS and hand_size < GREEDY_RANKS_ONLY_HAND
+            random_ranks += policy == POLICY_RANDOM and hand_size >= BY_RANK_HAND and full is None
+            greedy_ranks += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND and not walked
+            last_cards += policy == POLICY_GREEDY and hand_size >= GREEDY_BY_RANK_HAND and walked
             quick += 1
             ps[RNG + 1] = stream_state(5, k, 1)
             n = legal_moves(seat_space(ps), hand, table, rs)
@@ -152,7 +154,7 @@ def test_quick_choice_equals_the_listed_choice(variant, overrides, weights):
     assert slots > 300  # random's slots (``quick_slots``), empty slots included
     assert random_ranks > 150  # random's rank slots (``quick_rank_slots``)
     assert greedy_ranks > 300  # greedy's rank slots (``quick_greedy_ranks``)
-    assert last_cards > 100  # the last cards of a large hand: random's slots, greedy's walk
+    assert last_cards > 100  # greedy's walk over the last cards of a large hand
 
 
 KASZINO_CASES = [

@@ -65,11 +65,14 @@ BY_RANK_HAND = 10
 # decoding of the sum captures (7 pairs of processes, one thread, same rows: the walk's branch per card on its value,
 # its same-rank cards and its count was 44% of a profile)
 GREEDY_BY_RANK_HAND = 10
-# hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``);
-# so are the last cards of the large hands (Scopone's 10, Foracio's 13) once they are down to this many, where the rank
-# slots' constant work over the pack's every rank costs more than the few cards left (random: quick_slots, greedy:
-# quick_greedy's walk; session 30, 7 pairs of processes, one thread, same rows: Scopone random 1.11x, greedy 1.12x,
-# Foracio 1.05x / 1.03x; switching at 5 or 6 cards instead was 0.93-1.02x of switching at 4)
+# from this hand size greedy keeps the rank slots to the last card: the walk for the last ``SLOTS`` cards gained
+# Foracio's 13-card hands 3% for 3 s more of its cold compile (Scopone's 10-card hands: 12%, session 30)
+GREEDY_RANKS_ONLY_HAND = 13
+# hands of at most this many cards (Scopa's and Escoba's 3, Skopa's 4) are counted in fixed slots (``quick_slots``).
+# Greedy walks the last cards of Scopone's 10-card hands once they are down to this many, where the rank slots'
+# constant work over the pack's every rank costs more than the few cards left (session 30, 7 pairs of processes, one
+# thread, same rows: 1.12x; switching at 5 or 6 cards instead was 0.93-0.98x of switching at 4). Random's slots for
+# those last cards gained Scopone 1.11x and Foracio 1.05x but cost both games 3 s more of cold compile: not kept.
 SLOTS = 4
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
@@ -247,12 +250,43 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
 @inline_kernel
 def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
     """``quick_random`` for hands of at most ``slots`` cards (the game's hand size, 3 or 4): no loop that depends
-    on the hand. The k-th lowest card sits in slot k (``EMPTY_SLOT`` past the hand's last card), the slots' moves
-    are counted in a loop of a constant count, which LLVM unrolls, and the drawn card is found by comparing the
-    draw with their running sums, as the baseline kernel's random does (``../shared/bench``). The counts are packed
-    a byte a slot so that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, gained
-    about 2 points more (+6% against +4% in Scopa) but made the cold compile of a Scopa run 4 s longer
-    (``benchmarks/README.md``, session 17)."""
+    on the hand (``slots_draw``), then the drawn move decoded."""
+    c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, slots)
+    if c < 0:  # forced=player and nothing captures: any card is trailed
+        return trail_any(ps, seat, hand)
+    return decode_move(ps, c, cap, table, rs, idx, ((ace_mask(rs) >> c) & 1) != 0)
+
+
+@inline_kernel
+def quick_slots_sized(ps, seat, hand, table, rs, lo, hi, slots):
+    """``quick_slots`` with as many slots as the hand has cards (``slots`` at most, a constant): the hand's size is
+    known before its moves are counted, and a slot past its last card cost a slot's whole count and lengthened the
+    search for the drawn slot. Random, one thread, against ``hand_size`` slots for every hand (session 30, 7 pairs
+    of processes, same rows): Scopa 1.16x, Escoba 1.16x, Skopa 1.19x (with a copy for 3 cards too: Skopa 1.07x more,
+    not kept for its compile time). One copy of the counting a size and one of the decoding for all: a copy of
+    ``quick_slots`` a size had made the cold compile of a Scopa run 1.6x longer."""
+    n = popcount(hand)
+    if n <= 1:
+        c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, 1)
+    elif slots > 2 and n == 2:
+        c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, 2)
+    else:
+        c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, slots)
+    if c < 0:  # forced=player and nothing captures: any card is trailed
+        return trail_any(ps, seat, hand)
+    return decode_move(ps, c, cap, table, rs, idx, ((ace_mask(rs) >> c) & 1) != 0)
+
+
+@inline_kernel
+def slots_draw(ps, seat, hand, table, rs, lo, hi, slots):
+    """(card, its captures, the index of the drawn move among the card's moves) of random's draw over a hand of at
+    most ``slots`` cards, or card -1 with no draw made when no card has a move (forced=player, nothing captures).
+    The k-th lowest card sits in slot k (``EMPTY_SLOT`` past the hand's last card), the slots' moves are counted in
+    a loop of a constant count, which LLVM unrolls, and the drawn card is found by comparing the draw with their
+    running sums, as the baseline kernel's random does (``../shared/bench``). The counts are packed a byte a slot so
+    that the Numba IR holds one copy of ``card_moves``: one copy a slot, unrolled by hand, gained about 2 points
+    more (+6% against +4% in Scopa) but made the cold compile of a Scopa run 4 s longer (``benchmarks/README.md``,
+    session 17)."""
     aces = ace_mask(rs)
     cards, caps, moves, total = 0, 0, 0, 0
     rest = hand
@@ -266,8 +300,8 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
         caps |= cap << (8 * k)
         moves |= n << (8 * k)
         total += n
-    if total == 0:  # forced=player and nothing captures: any card is trailed
-        return trail_any(ps, seat, hand)
+    if total == 0:
+        return -1, 0, 0
     idx = bounded(ps, RNG + 1 + seat, total)
     shift, before = 0, 0
     for k in range(1, slots):  # the last slot whose moves start at or before idx (a slot without moves is passed)
@@ -276,25 +310,7 @@ def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
     before = 0
     for k in range(slots - 1):  # the moves of the slots before it
         before += ((moves >> (8 * k)) & 255) if 8 * k < shift else 0
-    c = (cards >> shift) & 255
-    return decode_move(ps, c, (caps >> shift) & 255, table, rs, idx - before, ((aces >> c) & 1) != 0)
-
-
-@inline_kernel
-def quick_slots_sized(ps, seat, hand, table, rs, lo, hi, slots):
-    """``quick_slots`` with as many slots as the hand has cards (``slots`` at most, a constant): the hand's size is
-    known before its moves are counted, and a slot past its last card cost a slot's whole count and lengthened the
-    search for the drawn slot. Random, one thread, against ``hand_size`` slots for every hand (session 30, 7 pairs
-    of processes, same rows): Scopa 1.16x, Escoba 1.16x, Skopa 1.19x. For the last cards of Scopone's and Foracio's
-    large hands (``SLOTS``) it was 0.97-0.99x: they keep ``SLOTS`` slots."""
-    n = popcount(hand)
-    if n <= 1:
-        return quick_slots(ps, seat, hand, table, rs, lo, hi, 1)
-    if slots > 2 and n == 2:
-        return quick_slots(ps, seat, hand, table, rs, lo, hi, 2)
-    if slots > 3 and n == 3:
-        return quick_slots(ps, seat, hand, table, rs, lo, hi, 3)
-    return quick_slots(ps, seat, hand, table, rs, lo, hi, slots)
+    return (cards >> shift) & 255, (caps >> shift) & 255, idx - before
 
 
 BYTE_ONES = 0x0101010101010101  # times a byte: that byte in every byte; times bytes: their running sums
@@ -645,31 +661,29 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
         idx = bounded(ps, RNG + 1 + seat, n)
         if trails_only:
             return nth_bit(hand, idx), 0
+        j = 0
         if n < 128:  # the group of the drawn move from the groups' byte running sums (``drawn_byte_slot``)
-            blocks = counts + (ONE_CARD_GROUPS[n_cards] if singles else 0)
-            slot, before = drawn_byte_slot(blocks, 0, idx)
+            slot, before = drawn_byte_slot(counts + (ONE_CARD_GROUPS[n_cards] if singles else 0), 0, idx)
             j = slot + 1
             idx -= before
             if singles and (j & (j - 1)) == 0:  # a one-card group: its trail first
                 if idx == 0:
                     return group_of(j, b0, b1, b2), 0
                 idx -= 1
-            store_prefix_lanes(ps, avail, value_by_rank)
-            take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)[0]
-            return group_of(j, b0, b1, b2), take
-        j = 0
-        while True:
-            j += 1
-            if singles and (j & (j - 1)) == 0:
-                if idx == 0:
-                    return group_of(j, b0, b1, b2), 0
-                idx -= 1
-            count = (counts >> (8 * (j - 1))) & 255
-            if idx < count:
-                store_prefix_lanes(ps, avail, value_by_rank)
-                take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)[0]
-                return group_of(j, b0, b1, b2), take
-            idx -= count
+        else:
+            while True:
+                j += 1
+                if singles and (j & (j - 1)) == 0:
+                    if idx == 0:
+                        return group_of(j, b0, b1, b2), 0
+                    idx -= 1
+                count = (counts >> (8 * (j - 1))) & 255
+                if idx < count:
+                    break
+                idx -= count
+        store_prefix_lanes(ps, avail, value_by_rank)
+        take = nth_summing_subset(ps, avail, value_by_rank, group_of(j, v0, v1, v2), idx)[0]
+        return group_of(j, b0, b1, b2), take
     if trails_only:
         return lightest_trail(ps, hand)[0], 0
     w0 = ps[WEIGHT + slot_card(b0)] if b0 != 0 else 0
@@ -720,9 +734,10 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
 
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
     make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
-    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards (and ``quick_slots`` for their
-    last ``SLOTS`` cards), else ``quick_random``; the shared kernels compile all three; likewise greedy's
-    ``quick_greedy_ranks`` from ``GREEDY_BY_RANK_HAND`` cards (down to ``SLOTS`` cards left), else ``quick_greedy``).
+    hands of at most ``SLOTS`` cards (``quick_slots_sized``), ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else
+    ``quick_random``; the shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from
+    ``GREEDY_BY_RANK_HAND`` cards (down to ``SLOTS`` cards left below ``GREEDY_RANKS_ONLY_HAND``), else
+    ``quick_greedy``).
     A hand larger than the slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``: the deal loop's (``None``
     in a loop compiled without the listed policies, the only one that has rank slots for random: ``BY_RANK_HAND``)."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
@@ -735,18 +750,16 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
         greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
     if greedy:
-        if hand_size >= GREEDY_BY_RANK_HAND:
-            if popcount(hand) <= SLOTS:  # the last cards of a large hand: the walk (``SLOTS``)
-                return quick_greedy(ps, hand, table, rs, lo, hi)
-            return quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack)
+        # nested ifs: Numba prunes a condition on ``hand_size`` alone (a constant under frozen rules)
+        if hand_size >= GREEDY_BY_RANK_HAND:  # noqa: SIM102
+            if hand_size >= GREEDY_RANKS_ONLY_HAND or popcount(hand) > SLOTS:  # a large hand's last cards: the walk
+                return quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack)
         return quick_greedy(ps, hand, table, rs, lo, hi)
     if hand_size <= SLOTS:
         return quick_slots_sized(ps, seat, hand, table, rs, lo, hi, hand_size)
     # nested ifs: Numba prunes a condition that is only ``full is None`` (``deal.play_on``)
     if hand_size >= BY_RANK_HAND:  # noqa: SIM102
         if full is None:
-            if popcount(hand) <= SLOTS:  # the last cards of a large hand: fixed slots (``SLOTS``)
-                return quick_slots(ps, seat, hand, table, rs, lo, hi, SLOTS)
             return quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
 
