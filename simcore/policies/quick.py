@@ -249,22 +249,13 @@ def quick_random(ps, seat, hand, table, rs, lo, hi):
 
 @inline_kernel
 def quick_slots(ps, seat, hand, table, rs, lo, hi, slots):
-    """``quick_random`` for hands of at most ``slots`` cards (the game's hand size, 3 or 4): no loop that depends
-    on the hand (``slots_draw``), then the drawn move decoded."""
-    c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, slots)
-    if c < 0:  # forced=player and nothing captures: any card is trailed
-        return trail_any(ps, seat, hand)
-    return decode_move(ps, c, cap, table, rs, idx, ((ace_mask(rs) >> c) & 1) != 0)
-
-
-@inline_kernel
-def quick_slots_sized(ps, seat, hand, table, rs, lo, hi, slots):
-    """``quick_slots`` with as many slots as the hand has cards (``slots`` at most, a constant): the hand's size is
-    known before its moves are counted, and a slot past its last card cost a slot's whole count and lengthened the
+    """``quick_random`` for hands of at most ``slots`` cards (the game's hand size, 3 or 4, a constant): no loop that
+    depends on the hand (``slots_draw``), then the drawn move decoded. As many slots as the hand has cards: its size
+    is known before its moves are counted, and a slot past its last card cost a slot's whole count and lengthened the
     search for the drawn slot. Random, one thread, against ``hand_size`` slots for every hand (session 30, 7 pairs
     of processes, same rows): Scopa 1.16x, Escoba 1.16x, Skopa 1.19x (with a copy for 3 cards too: Skopa 1.07x more,
-    not kept for its compile time). One copy of the counting a size and one of the decoding for all: a copy of
-    ``quick_slots`` a size had made the cold compile of a Scopa run 1.6x longer."""
+    not kept for its compile time). One copy of the counting a size and one of the decoding for all: a copy of both
+    a size had made the cold compile of a Scopa run 1.6x longer."""
     n = popcount(hand)
     if n <= 1:
         c, cap, idx = slots_draw(ps, seat, hand, table, rs, lo, hi, 1)
@@ -734,7 +725,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
 
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
     make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
-    hands of at most ``SLOTS`` cards (``quick_slots_sized``), ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else
+    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else
     ``quick_random``; the shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from
     ``GREEDY_BY_RANK_HAND`` cards (down to ``SLOTS`` cards left below ``GREEDY_RANKS_ONLY_HAND``), else
     ``quick_greedy``).
@@ -756,7 +747,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
                 return quick_greedy_ranks(ps, hand, table, rs, lo, hi, pack)
         return quick_greedy(ps, hand, table, rs, lo, hi)
     if hand_size <= SLOTS:
-        return quick_slots_sized(ps, seat, hand, table, rs, lo, hi, hand_size)
+        return quick_slots(ps, seat, hand, table, rs, lo, hi, hand_size)
     # nested ifs: Numba prunes a condition that is only ``full is None`` (``deal.play_on``)
     if hand_size >= BY_RANK_HAND:  # noqa: SIM102
         if full is None:
