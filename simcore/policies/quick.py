@@ -725,11 +725,10 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
 
     ``hand_size``: the most cards the hand can hold (``Rules.hand_size`` in the deal loop, where the frozen rules
     make it a constant before Numba prunes its branches: a game compiles one of random's walks, ``quick_slots`` for
-    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else
-    ``quick_random``; the shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from
-    ``GREEDY_BY_RANK_HAND`` cards (down to ``SLOTS`` cards left below ``GREEDY_RANKS_ONLY_HAND``), else
-    ``quick_greedy``).
-    A hand larger than the slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``: the deal loop's (``None``
+    hands of at most ``SLOTS`` cards, ``quick_rank_slots`` from ``BY_RANK_HAND`` cards, else ``quick_random``; the
+    shared kernels compile all three; likewise greedy's ``quick_greedy_ranks`` from ``GREEDY_BY_RANK_HAND`` cards
+    (down to ``SLOTS`` cards left below ``GREEDY_RANKS_ONLY_HAND``), else ``quick_greedy``). A hand larger than the
+    slots' takes the listed path. ``pack``: ``Rules.pack``; ``full``: the deal loop's (``None``
     in a loop compiled without the listed policies, the only one that has rank slots for random: ``BY_RANK_HAND``)."""
     unmodelled = rs.ace_sweeps < 0 or rs.sum_fewest != 0 or rs.ace_on_ace != 0 or rs.multi_group != 0
     too_many = hand_size <= SLOTS and popcount(hand) > hand_size
