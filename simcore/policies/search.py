@@ -135,11 +135,15 @@ def leaf_value(rules, s, params, seat, stops, state, rps, events, side, key, fir
 
 @kernel(nrt=False)
 def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds, root, play, take, depth,
-               side, key, sub, events, one_card, exchange, full):  # fmt: skip
+               side, key, sub, alpha, events, one_card, exchange, full):  # fmt: skip
     """Value for ``side`` of playing ``(play, take)`` in the world ``root``: alpha-beta over the next ``depth``
     decisions (``stack``: a state per level; ``moves``, ``meta`` = [count, next, maximizing], ``bounds`` =
     [alpha, beta, best] per level), rollouts at the depth limit, exact values where the deal ends. The deal loop
-    runs to a decision at the depth limit with ``leaf_stops`` (see ``choose_search``)."""
+    runs to a decision at the depth limit with ``leaf_stops`` (see ``choose_search``).
+
+    The tree's window is (``alpha``, +inf) and its cut-offs fail soft: a value above ``alpha`` is exact, one at or
+    below it is an upper bound of the exact value (``-INF`` for ``alpha``: always exact). Every value is a leaf's,
+    passed up by min and max: the exact value's bits do not depend on the window."""
     rps = s.rollout_ps
     first_stops = leaf_stops if depth == 0 else stops
     status = advance(rules, first_stops, params, root, stack[0], rps, events, play, take, one_card, exchange, full)
@@ -149,7 +153,7 @@ def move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, 
         return leaf_value(rules, s, params, seat, stops, stack[0], rps, events, side, key, sub, one_card, exchange,
                           full)  # fmt: skip
     level = 0
-    open_node(rules, rps, moves, scores, meta, bounds, 0, side, -INF, INF, depth > 1)
+    open_node(rules, rps, moves, scores, meta, bounds, 0, side, alpha, INF, depth > 1)
     while True:
         if meta[level, 1] < meta[level, 0] and bounds[level, 0] < bounds[level, 1]:
             i = meta[level, 1]
@@ -391,33 +395,80 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
     bounds = np.empty((MAX_DEPTH, 3), np.float64)
     maxn = rules.n_sides > 2 and params[seat, P_TREE] != 0
     vals = np.zeros((MAX_DEPTH + 2, 4), np.float64)
-    values = s.values
-    for m in range(n_moves):
-        values[m] = 0.0
     side = rules.side_of[seat]
     key = ps[STREAM_KEY + seat]
-    for _ in range(int(params[seat, P_WORLDS])):
+    n_worlds = int(params[seat, P_WORLDS])
+    worlds = np.empty((n_worlds, CARRIED), np.int64)  # drawn first, in the order a world-by-world loop draws them
+    subs = np.empty(n_worlds, np.int64)
+    for w in range(n_worlds):
         if atomic_load(s.control, CONTROL_STOP) != 0:
             return 0
         if not determinize(rules, gs, ps, sample, seat, n_unseen):
             return choose_greedy(ps, n_moves)
-        sub = 1 + 4 * ps[SUBSTREAM + seat]
+        subs[w] = 1 + 4 * ps[SUBSTREAM + seat]
         ps[SUBSTREAM + seat] += 1
+        for k in range(CARRIED):
+            worlds[w, k] = sample[k]
+    if maxn:
+        values = s.values
         for m in range(n_moves):
+            values[m] = 0.0
             play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
-            if maxn:
-                values[m] += maxn_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, vals, sample,
-                                        play, take, depth, side, key, sub, events, one_card, exchange,
+            for w in range(n_worlds):
+                if atomic_load(s.control, CONTROL_STOP) != 0:
+                    return 0
+                values[m] += maxn_value(rules, s, params, seat, stops, leaf_stops, stack, moves, meta, vals, worlds[w],
+                                        play, take, depth, side, key, subs[w], events, one_card, exchange,
                                         full)  # fmt: skip
-            else:
-                values[m] += move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds,
-                                        sample, play, take, depth, side, key, sub, events, one_card, exchange,
-                                        full)  # fmt: skip
+                if rps[FAULT] != 0:
+                    ps[FAULT] = rps[FAULT]
+                    return 0
+        best = 0
+        for m in range(1, n_moves):
+            if values[m] > values[best]:
+                best = m
+        return best
+    # The move of the best mean: the first of the highest sums over the worlds (in world order). A move is first
+    # searched above the best move's value in each world: where it does no better there, the tree stops at an upper
+    # bound of its value, and if those bounds (with its exact values elsewhere) cannot reach the best sum, the move
+    # cannot be chosen (float addition is monotonic: a sum of bounds bounds the sum), so its exact sum is never
+    # needed. Otherwise the bounded worlds are searched again in full. Same choice as every sum computed exactly.
+    best_values = np.empty(n_worlds, np.float64)
+    found = np.empty(n_worlds, np.float64)
+    exact = np.empty(n_worlds, np.bool_)
+    best, best_sum = -1, 0.0
+    first = choose_greedy(ps, n_moves)  # a strong move first makes the bounds of the others tight
+    for j in range(n_moves):
+        m = first if j == 0 else (j - 1 if j <= first else j)
+        play, take = ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]
+        bound_sum = 0.0
+        for w in range(n_worlds):
+            if atomic_load(s.control, CONTROL_STOP) != 0:
+                return 0
+            alpha = best_values[w] if best >= 0 else -INF
+            value = move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds,
+                               worlds[w], play, take, depth, side, key, subs[w], alpha, events, one_card, exchange,
+                               full)  # fmt: skip
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0
-    best = 0
-    for m in range(1, n_moves):
-        if values[m] > values[best]:
-            best = m
+            found[w] = value
+            exact[w] = best < 0 or value > alpha
+            bound_sum += value
+        if best >= 0 and (bound_sum < best_sum or (bound_sum <= best_sum and m > best)):
+            continue  # it cannot be chosen
+        total = 0.0
+        for w in range(n_worlds):
+            if not exact[w]:
+                found[w] = move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds,
+                                      worlds[w], play, take, depth, side, key, subs[w], -INF, events, one_card,
+                                      exchange, full)  # fmt: skip
+                if rps[FAULT] != 0:
+                    ps[FAULT] = rps[FAULT]
+                    return 0
+            total += found[w]
+        if best < 0 or total > best_sum or (total == best_sum and m < best):
+            best, best_sum = m, total
+            for w in range(n_worlds):
+                best_values[w] = found[w]
     return best
