@@ -436,7 +436,9 @@ def test_a_leaf_stop_skips_the_list_only_where_it_holds_two_moves_or_more(varian
 def test_alpha_beta_gives_the_plain_minimax_value_of_every_move(variant):
     """With two sides the max-n tree (no cut-off, ``maxn_value``) is plain minimax, so on mid-deal positions of
     2-player games, at depths 2 to 4, alpha-beta (``move_value``: cut-offs, moves sorted by greedy's score) must give
-    every move the very same value: the order of the moves may save work, never change a value."""
+    every move the very same value: the order of the moves may save work, never change a value. Searched above a
+    bound (``choose_search``'s test of a move against the best one), it gives the exact value where that is above
+    the bound, and an upper bound of it otherwise (fail-soft)."""
     from simcore.kernels.deal import VIEW_SEAT
     from simcore.kernels.workspace import DS_T, VIEW
     from simcore.policies.search import maxn_value, move_value
@@ -447,7 +449,7 @@ def test_alpha_beta_gives_the_plain_minimax_value_of_every_move(variant):
     features = run_features(rules, ids)
     events = np.zeros((1, 1, 7), np.int64)
     stops, leaf_stops, stack, moves, scores, meta, bounds, vals = tree_buffers(rules)
-    compared = differing = 0
+    compared = differing = failed_low = 0
     for game in range(30):
         s, status = started_deal(rules, ids, params, features, events, 6, game, 2, 1)
         stop_at = 4 + 3 * (game % 6)
@@ -462,14 +464,20 @@ def test_alpha_beta_gives_the_plain_minimax_value_of_every_move(variant):
         for m in range(int(ps[VIEW_N_MOVES])):
             play, take = int(ps[MOVES + 2 * m]), int(ps[MOVES + 2 * m + 1])
             pruned = move_value(rules, s, params, 0, stops, leaf_stops, stack, moves, scores, meta, bounds, gs, play,
-                                take, depth, 0, 0, 1, events, *features)  # fmt: skip
+                                take, depth, 0, 0, 1, -np.inf, events, *features)  # fmt: skip
             plain = maxn_value(rules, s, params, 0, stops, leaf_stops, stack, moves, meta, vals, gs, play, take,
                                depth, 0, 0, 1, events, *features)  # fmt: skip
             assert pruned == plain, (variant, game, m, pruned, plain)
+            for alpha in (plain - 1.5, plain - 0.05, plain, plain + 0.05, plain + 1.5):  # a window (alpha, +inf)
+                bounded = move_value(rules, s, params, 0, stops, leaf_stops, stack, moves, scores, meta, bounds, gs,
+                                     play, take, depth, 0, 0, 1, alpha, events, *features)  # fmt: skip
+                # above alpha: the exact value; at or below it: an upper bound of the exact value
+                assert bounded == plain if bounded > alpha else plain <= bounded <= alpha, (variant, game, alpha)
+                failed_low += bounded <= alpha
             values.append(plain)
             compared += 1
         differing += len(set(values)) > 1
-    assert compared >= 60 and differing >= 6
+    assert compared >= 60 and differing >= 6 and failed_low >= 3 * compared
 
 
 def test_greedy_score_orders_the_moves_as_greedy_chooses():
@@ -497,3 +505,61 @@ def test_greedy_score_orders_the_moves_as_greedy_chooses():
             n = legal_moves(seat_space(ps), hand, table, move_rules(rules))
             scores = [greedy_score(ps, ps[MOVES + 2 * m], ps[MOVES + 2 * m + 1]) for m in range(n)]
             assert choose_greedy(ps, n) == scores.index(max(scores)), (variant, cards_of(hand), cards_of(table))
+
+
+def exhaustive_choice(game) -> int:
+    """search's move at ``game``'s decision with every (move, world) value computed exactly, in world order, and the
+    first of the highest sums taken: ``choose_search`` without its bounds (as it was until session 31). Leaves are
+    valued by their piles (``rollout=0``)."""
+    from simcore.kernels.bits import list_cards
+    from simcore.kernels.workspace import FAULT, STREAM_KEY, SUBSTREAM, VIEW, sample_base
+    from simcore.policies.heuristics import MAX_DEPTH, P_DEPTH, P_ROLLOUT, P_WORLDS
+    from simcore.policies.montecarlo import V_SEEN, determinize
+    from simcore.policies.search import move_value
+
+    rules, s, params, seat = game.rules, game._s, game._params, game.seat
+    features = run_features(rules, game._stops)
+    gs, ps = s.gs, s.ps
+    assert params[seat, P_ROLLOUT] == 0
+    n_moves = int(ps[VIEW_N_MOVES])
+    n_unseen = list_cards(ps, sample_base(ps), rules.pack & ~ps[VIEW + V_SEEN])
+    depth = min(int(params[seat, P_DEPTH]), MAX_DEPTH)
+    s.rollout_ids[:] = -1
+    s.rollout_params[:] = params[seat]
+    s.rollout_ps[FAULT] = 0
+    stops, leaf_stops, stack, moves, scores, meta, bounds, _ = tree_buffers(rules)
+    side, key = int(rules.side_of[seat]), int(ps[STREAM_KEY + seat])
+    values = np.zeros(n_moves)
+    for _ in range(int(params[seat, P_WORLDS])):
+        assert determinize(rules, gs, ps, s.sample, seat, n_unseen)
+        sub = 1 + 4 * int(ps[SUBSTREAM + seat])
+        ps[SUBSTREAM + seat] += 1
+        for m in range(n_moves):
+            play, take = int(ps[MOVES + 2 * m]), int(ps[MOVES + 2 * m + 1])
+            values[m] += move_value(rules, s, params, seat, stops, leaf_stops, stack, moves, scores, meta, bounds,
+                                    s.sample, play, take, depth, side, key, sub, -np.inf, game._out.events,
+                                    *features)  # fmt: skip
+    assert s.rollout_ps[FAULT] == 0
+    return int(np.argmax(values))  # the first of the highest
+
+
+@pytest.mark.parametrize("variant,policy", [("escoba", "search"), ("kaszino", "search:worlds=6"), ("scopa", "search")])
+def test_the_bounds_keep_every_choice_of_the_exact_sums(variant, policy):
+    """``choose_search`` proves most moves worse than the best one from upper bounds of their values (a tree searched
+    above the best move's value in each world) and never computes their exact sums: on every decision of whole games
+    (Kaszinó: its exchanges and double moves) it must pick the very move that the exact sums pick."""
+    from simcore.kernels.workspace import RNG, SUBSTREAM
+    from simcore.play import Game
+
+    checked = 0
+    for index in range(3 if variant == "kaszino" else 2):
+        game = Game(variant, seed=31, game=index, policies=[policy])
+        while not game.over:
+            if len(game.moves()) > 1:
+                saved = game._s.ps[RNG : SUBSTREAM + 4].copy()
+                exact = exhaustive_choice(game)
+                game._s.ps[RNG : SUBSTREAM + 4] = saved
+                assert game.suggest(consume=False) == exact, (variant, index, game.decision)
+                checked += 1
+            game.step()
+    assert checked >= 60

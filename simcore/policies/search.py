@@ -17,6 +17,18 @@ Rollout leaves of a world replay the same random numbers (substream ``1 + 4 * n 
 rollout seat ``k`` of its ``n``-th world, as ``mc``), so moves are compared on common random numbers. A move's
 value is its mean over the worlds; the best mean is played.
 
+The best mean needs the exact values of the best move only (session 31). In the alpha-beta tree (two sides, or the
+paranoid tree of three) the moves are taken in turn, greedy's choice first, and a move is first searched in each
+world above the best move's value there (a tree window (alpha, +inf), alpha-beta failing soft): where it does no
+better, the tree stops at the first refutation with an upper bound of its value. If those bounds, summed with its
+exact values elsewhere, stay below the best move's sum (float addition is monotonic, so the sum of the bounds bounds
+the sum; equal to it, for a move listed after the best one, as the first of equal sums is played), the move cannot
+be played and its exact values are never computed; otherwise its bounded worlds are searched again in full. The
+choice is the very one of every sum computed exactly (a test compares them on whole games). Same rows, one thread,
+old and new code in alternate processes (40 to 150 games a job, 1 or 2 pairs): Escoba 1.49x the games a second,
+Foracio 1.44x, Scopone and 4-player Scopa 1.26x / 1.23x, 3-player Scopa's paranoid tree 1.26x, Scopa 1.16x, Skopa
+1.10x, Kaszino 1.08x; the max-n tree of three sides keeps every exact value.
+
 The tree is walked with the game's own deal loop: run with every seat stopping (``POLICY_MC`` ids), ``run_deal``
 plays the forced move and stops at the next decision with its legal moves listed, so the search is right for
 every game and turn structure (Kaszinó's exchanges and double moves included) without a second move generator.
@@ -364,7 +376,9 @@ def open_maxn(rules, rps, moves, meta, vals, level):
 
 @kernel
 def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, full=True):
-    """Index of the legal move (prepared in the decision space) with the best mean search value over the worlds.
+    """Index of the legal move (prepared in the decision space) with the best mean search value over the worlds:
+    the worlds drawn first (in the order a world-by-world loop draws them), then the moves one by one over all of
+    them, each against the best so far (the module docstring says why that gives the same choice for less).
 
     A fault of the tree or the rollouts (a full move buffer, an unknown variant) is raised in ``ps[FAULT]``."""
     gs, ps = s.gs, s.ps
