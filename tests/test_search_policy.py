@@ -543,16 +543,20 @@ def exhaustive_choice(game) -> int:
     return int(np.argmax(values))  # the first of the highest
 
 
-@pytest.mark.parametrize("variant,policy", [("escoba", "search"), ("kaszino", "search:worlds=6"), ("scopa", "search")])
+@pytest.mark.parametrize(
+    "variant,policy",
+    [("escoba", "search"), ("kaszino", "search:worlds=6"), ("scopa", "search"), ("scopone", "search:worlds=8")],
+)
 def test_the_bounds_keep_every_choice_of_the_exact_sums(variant, policy):
     """``choose_search`` proves most moves worse than the best one from upper bounds of their values (a tree searched
     above the best move's value in each world) and never computes their exact sums: on every decision of whole games
-    (Kaszinó: its exchanges and double moves) it must pick the very move that the exact sums pick."""
+    (Kaszinó: its exchanges and double moves; Scopone: a tree of one level, ordered only above a bound) it must pick
+    the very move that the exact sums pick."""
     from simcore.kernels.workspace import RNG, SUBSTREAM
     from simcore.play import Game
 
     checked = 0
-    for index in range(3 if variant == "kaszino" else 2):
+    for index in range(3 if variant == "kaszino" else 1 if variant == "scopone" else 2):
         game = Game(variant, seed=31, game=index, policies=[policy])
         while not game.over:
             if len(game.moves()) > 1:
