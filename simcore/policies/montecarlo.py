@@ -69,7 +69,7 @@ from simcore.policies.heuristics import (
 from simcore.policies.kernels import POLICY_DEFENSIVE, POLICY_MC, POLICY_POINTS, POLICY_ROLLOUT, choose, choose_greedy
 from simcore.rng import bounded, split_stream
 
-__all__ = ["MAX_PARAMS", "P_HORIZON", "choose_mc", "piles_margin", "run_horizon"]
+__all__ = ["MAX_PARAMS", "P_HORIZON", "choose_mc", "first_best", "piles_margin", "run_horizon"]
 
 V_SEEN = 4
 OUT_VALUE = 100.0
@@ -110,6 +110,16 @@ def rollout_policy(rollout):
     if rollout == 3:
         return POLICY_DEFENSIVE
     return -1
+
+
+@kernel(nrt=False)
+def first_best(values, n):
+    """Index of the first of the highest of ``values[:n]``: the move of the best mean (mc, search)."""
+    best = 0
+    for m in range(1, n):
+        if values[m] > values[best]:
+            best = m
+    return best
 
 
 @llvm_inline_kernel
@@ -238,8 +248,4 @@ def choose_mc(rules, s, params, seat, events, one_card=True, exchange=True, full
             if rps[FAULT] != 0:
                 ps[FAULT] = rps[FAULT]
                 return 0
-    best = 0
-    for m in range(1, n_moves):
-        if values[m] > values[best]:
-            best = m
-    return best
+    return first_best(values, n_moves)

@@ -91,6 +91,7 @@ from simcore.policies.montecarlo import (
     V_SEEN,
     deal_margin,
     determinize,
+    first_best,
     piles_margin,
     rollout_policy,
     run_horizon,
@@ -441,11 +442,7 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
                 if rps[FAULT] != 0:
                     ps[FAULT] = rps[FAULT]
                     return 0
-        best = 0
-        for m in range(1, n_moves):
-            if values[m] > values[best]:
-                best = m
-        return best
+        return first_best(values, n_moves)
     # The move of the best mean: the first of the highest sums over the worlds (in world order). A move is first
     # searched above the best move's value in each world: where it does no better there, the tree stops at an upper
     # bound of its value, and if those bounds (with its exact values elsewhere) cannot reach the best sum, the move
