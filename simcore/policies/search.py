@@ -426,7 +426,7 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
             return choose_greedy(ps, n_moves)
         subs[w] = 1 + 4 * ps[SUBSTREAM + seat]
         ps[SUBSTREAM + seat] += 1
-        for k in range(CARRIED):
+        for k in range(CARRIED):  # a loop: a slice assignment here made Escoba and Scopone 0.92x / 0.84x
             worlds[w, k] = sample[k]
     if maxn:
         values = s.values
@@ -443,11 +443,8 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
                     ps[FAULT] = rps[FAULT]
                     return 0
         return first_best(values, n_moves)
-    # The move of the best mean: the first of the highest sums over the worlds (in world order). A move is first
-    # searched above the best move's value in each world: where it does no better there, the tree stops at an upper
-    # bound of its value, and if those bounds (with its exact values elsewhere) cannot reach the best sum, the move
-    # cannot be chosen (float addition is monotonic: a sum of bounds bounds the sum), so its exact sum is never
-    # needed. Otherwise the bounded worlds are searched again in full. Same choice as every sum computed exactly.
+    # the first of the highest sums over the worlds, from the exact values of the moves that can reach it only (the
+    # module docstring: upper bounds of the others, searched above the best move's value in each world)
     best_values = np.empty(n_worlds, np.float64)
     found = np.empty(n_worlds, np.float64)
     exact = np.empty(n_worlds, np.bool_)
