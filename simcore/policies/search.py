@@ -426,7 +426,7 @@ def choose_search(rules, s, params, seat, events, one_card=True, exchange=True, 
             return choose_greedy(ps, n_moves)
         subs[w] = 1 + 4 * ps[SUBSTREAM + seat]
         ps[SUBSTREAM + seat] += 1
-        for k in range(CARRIED):  # a loop: a slice assignment here made Escoba and Scopone 0.92x / 0.84x
+        for k in range(CARRIED):  # a loop: a slice made Escoba, Scopone 0.92x, 0.84x (1 pair)
             worlds[w, k] = sample[k]
     if maxn:
         values = s.values
