@@ -175,7 +175,11 @@ INLINE_SCRIPT = textwrap.dedent(
     def twice(a, b):
         return clipped(a, 0, 10) * 100 + clipped(b, 0, 10)  # two call sites: each inlines its own IR
 
-    print(_jit.INLINE_WITHOUT_COPIES, twice(-5, 7), twice(12, 3))
+    @_jit.kernel
+    def other(a):  # another caller: its site gets a copy of the IR the first one built (``_jit._UNTYPED_IR``)
+        return clipped(a, 1, 4) + clipped(a + 10, 0, 12)
+
+    print(_jit.INLINE_WITHOUT_COPIES, twice(-5, 7), twice(12, 3), other(-3), other(9))
     """
 )
 
@@ -184,11 +188,12 @@ INLINE_SCRIPT = textwrap.dedent(
 def test_inlining_without_copies_applies_on_this_numba_and_can_be_turned_off(copies, applied):
     """``_jit._inline_without_copies``: on the pinned Numba the inliner has the shape the patch relies on (else
     it would silently compile slower); ``SCOPASIM_NUMBA_INLINE_COPIES=1`` leaves Numba alone; either way an
-    inlined kernel with branches and a loop, inlined at two call sites, computes the same."""
+    inlined kernel with branches and a loop, inlined at four call sites of two callers (sharing one built IR when
+    the patch applies), computes the same."""
     env = {**os.environ, "SCOPASIM_NUMBA_INLINE_COPIES": copies, "SCOPASIM_NO_CACHE": "1"}
     result = subprocess.run([sys.executable, "-c", INLINE_SCRIPT], env=env, capture_output=True, text=True, check=True)
     was_applied, *values = result.stdout.split()
-    assert values == ["7", "1003"]
+    assert values == ["7", "1003", "8", "16"]
     checked = tuple(int(part) for part in numba.__version__.split(".")[:2]) <= (0, 68)  # a later Numba may differ
     if applied == "False" or checked:
         assert was_applied == applied
