@@ -31,6 +31,7 @@ import copy
 import hashlib
 import os
 import types as pytypes
+from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
@@ -137,6 +138,89 @@ def _inline_without_copies() -> bool:
 
 
 INLINE_WITHOUT_COPIES = _inline_without_copies()
+
+
+def _ssa_by_blocks() -> bool:
+    """Make Numba's SSA reconstruction rewrite only the blocks that name the variable it is fixing.
+
+    ``ssa._run_ssa`` fixes the variables assigned more than once one at a time, and for each it rebuilds every
+    block of the function twice, statement by statement (a fresh name for each assignment, then each use tied
+    to its reaching definition): the cost grows with such variables times statements, and the deal loop with its
+    inlined helpers has thousands of each (1.6-2.0 s of a greedy Scopa run's cold compile in this one pass). A
+    block that does not name the variable comes out of both rewrites as it went in, so here it is carried over
+    without the walk: the same statements, names and phi nodes, in the same order. Which blocks name which
+    variables is read once, before the first fix; a fix only renames its own variable and adds phi nodes of it,
+    so the sets stay true for the variables after it.
+
+    Applied only where Numba's SSA module has the shape this relies on (else left alone: slower to compile, the
+    same IR); ``SCOPASIM_NUMBA_SSA=1`` leaves it alone too. Returns whether it applied."""
+    from numba.core import errors, ssa
+    from numba.core.analysis import compute_cfg_from_blocks
+
+    if getattr(ssa._run_ssa, "scopasim_by_blocks", False):
+        return True
+    FIX_SSA_NAMES = ("_make_states", "defaultdict", "list", "_compute_phi_locations", "_run_block_rewrite")
+    FIX_SSA_NAMES += ("_FixSSAVars", "items", "body")
+    shape = (
+        os.environ.get("SCOPASIM_NUMBA_SSA", "0") != "1"
+        and ssa.reconstruct_ssa.__code__.co_names == ("_run_ssa", "blocks")
+        and ssa._fresh_vars.__code__.co_names
+        == ("_make_states", "defaultdict", "list", "_run_block_rewrite", "_FreshVarHandler")
+        and ssa._fix_ssa_vars.__code__.co_names == FIX_SSA_NAMES
+        and {"_iterated_domfronts", "_find_defs_violators", "_CacheListVars", "_fresh_vars", "_fix_ssa_vars"}
+        <= set(ssa._run_ssa.__code__.co_names)
+    )
+    if not shape:
+        return False
+
+    def rewrite(blocks, states, handler, named):
+        """``ssa._run_block_rewrite``, walking only the blocks in ``named``."""
+        rewritten = {}
+        for label, block in blocks.items():
+            new_block = ir.Block(scope=block.scope, loc=block.loc)
+            if label in named:
+                states["label"], states["block"] = label, block
+                new_block.body = [
+                    handler.on_assign(states, stmt) if isinstance(stmt, ir.Assign) else handler.on_other(states, stmt)
+                    for stmt in block.body
+                ]
+            else:
+                new_block.body = list(block.body)
+            rewritten[label] = new_block
+        return rewritten
+
+    def run_ssa(blocks):
+        if not blocks:
+            return {}
+        cfg = compute_cfg_from_blocks(blocks)
+        df_plus = ssa._iterated_domfronts(cfg)
+        violators = ssa._find_defs_violators(blocks, cfg)
+        cache_list_vars = ssa._CacheListVars()
+        names = {
+            label: {var.name for stmt in block.body for var in stmt.list_vars()} for label, block in blocks.items()
+        }
+        for varname in violators:
+            named = {label for label, found in names.items() if varname in found}
+            states = ssa._make_states(blocks)
+            states["varname"], states["defmap"] = varname, (defmap := defaultdict(list))
+            blocks = rewrite(blocks, states, ssa._FreshVarHandler(), named)
+            states = ssa._make_states(blocks)
+            states["varname"], states["defmap"], states["phimap"] = varname, defmap, (phimap := defaultdict(list))
+            states["cfg"], states["phi_locations"] = cfg, ssa._compute_phi_locations(df_plus, defmap)
+            blocks = rewrite(blocks, states, ssa._FixSSAVars(cache_list_vars), named)
+            for label, phis in phimap.items():
+                blocks[label].body = phis + blocks[label].body
+        if compute_cfg_from_blocks(blocks) != cfg:
+            raise errors.CompilerError("CFG mutated in SSA pass")
+        return blocks
+
+    run_ssa.scopasim_by_blocks = True
+    run_ssa.numba_original = ssa._run_ssa  # for the test that compares the two
+    ssa._run_ssa = run_ssa
+    return True
+
+
+SSA_BY_BLOCKS = _ssa_by_blocks()
 
 
 class _Compiler(CompilerBase):

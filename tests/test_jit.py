@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import io
 import os
 import subprocess
 import sys
@@ -9,6 +11,8 @@ import textwrap
 
 import numba
 import pytest
+
+from simcore import _jit
 
 SCRIPT = textwrap.dedent(
     """
@@ -197,3 +201,33 @@ def test_inlining_without_copies_applies_on_this_numba_and_can_be_turned_off(cop
     checked = tuple(int(part) for part in numba.__version__.split(".")[:2]) <= (0, 68)  # a later Numba may differ
     if applied == "False" or checked:
         assert was_applied == applied
+
+
+def ssa_dump(blocks) -> str:
+    """The text of IR blocks, label by label."""
+    out = io.StringIO()
+    for label in sorted(blocks):
+        print(label, file=out)
+        blocks[label].dump(file=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "module,name",
+    [("simcore.kernels.deal", "family_loop"), ("simcore.kernels.deal", "kaszino_loop"),
+     ("simcore.policies.search", "choose_search"), ("simcore.policies.quick", "quick_rank_slots")],
+)  # fmt: skip
+def test_ssa_by_blocks_builds_the_very_ir_of_numbas_ssa(module, name):
+    """``_jit._ssa_by_blocks``: on large kernels with loops and variables assigned many times, the SSA form built
+    walking only the blocks that name each variable is Numba's own, statement for statement, names and phi nodes
+    included."""
+    from numba.core import ssa
+    from numba.core.compiler import run_frontend
+
+    assert _jit.SSA_BY_BLOCKS
+    func = getattr(importlib.import_module(module), name).py_func
+    ours, numbas = run_frontend(func).blocks, run_frontend(func).blocks
+    assert ssa_dump(ours) == ssa_dump(numbas)
+    ours, numbas = ssa._run_ssa(ours), ssa._run_ssa.numba_original(numbas)
+    assert "phi(" in ssa_dump(ours)
+    assert ssa_dump(ours) == ssa_dump(numbas)
