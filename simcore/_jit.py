@@ -159,14 +159,14 @@ def _ssa_by_blocks() -> bool:
 
     if getattr(ssa._run_ssa, "scopasim_by_blocks", False):
         return True
-    FIX_SSA_NAMES = ("_make_states", "defaultdict", "list", "_compute_phi_locations", "_run_block_rewrite")
-    FIX_SSA_NAMES += ("_FixSSAVars", "items", "body")
+    fix_names = ("_make_states", "defaultdict", "list", "_compute_phi_locations", "_run_block_rewrite")
+    fix_names += ("_FixSSAVars", "items", "body")
     shape = (
         os.environ.get("SCOPASIM_NUMBA_SSA", "0") != "1"
         and ssa.reconstruct_ssa.__code__.co_names == ("_run_ssa", "blocks")
         and ssa._fresh_vars.__code__.co_names
         == ("_make_states", "defaultdict", "list", "_run_block_rewrite", "_FreshVarHandler")
-        and ssa._fix_ssa_vars.__code__.co_names == FIX_SSA_NAMES
+        and ssa._fix_ssa_vars.__code__.co_names == fix_names
         and {"_iterated_domfronts", "_find_defs_violators", "_CacheListVars", "_fresh_vars", "_fix_ssa_vars"}
         <= set(ssa._run_ssa.__code__.co_names)
     )

@@ -224,10 +224,21 @@ def test_ssa_by_blocks_builds_the_very_ir_of_numbas_ssa(module, name):
     from numba.core import ssa
     from numba.core.compiler import run_frontend
 
-    assert _jit.SSA_BY_BLOCKS
+    if not _jit.SSA_BY_BLOCKS:  # applies on the pinned Numba (checked below); a later one may differ
+        assert tuple(int(part) for part in numba.__version__.split(".")[:2]) > (0, 68)
+        pytest.skip("Numba's SSA module has another shape: left alone")
     func = getattr(importlib.import_module(module), name).py_func
     ours, numbas = run_frontend(func).blocks, run_frontend(func).blocks
     assert ssa_dump(ours) == ssa_dump(numbas)
     ours, numbas = ssa._run_ssa(ours), ssa._run_ssa.numba_original(numbas)
     assert "phi(" in ssa_dump(ours)
     assert ssa_dump(ours) == ssa_dump(numbas)
+
+
+def test_ssa_by_blocks_can_be_turned_off():
+    """``SCOPASIM_NUMBA_SSA=1`` leaves Numba's SSA pass as it is."""
+    env = {**os.environ, "SCOPASIM_NUMBA_SSA": "1"}
+    script = "from simcore import _jit; from numba.core import ssa; "
+    script += "print(_jit.SSA_BY_BLOCKS, hasattr(ssa._run_ssa, 'numba_original'))"
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "False"]
