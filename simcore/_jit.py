@@ -196,11 +196,13 @@ def _ssa_by_blocks() -> bool:
         df_plus = ssa._iterated_domfronts(cfg)
         violators = ssa._find_defs_violators(blocks, cfg)
         cache_list_vars = ssa._CacheListVars()
-        names = {
-            label: {var.name for stmt in block.body for var in stmt.list_vars()} for label, block in blocks.items()
-        }
+        naming = defaultdict(set)  # variable name -> the labels of the blocks that name it
+        for label, block in blocks.items():
+            for stmt in block.body:
+                for var in stmt.list_vars():
+                    naming[var.name].add(label)
         for varname in violators:
-            named = {label for label, found in names.items() if varname in found}
+            named = naming[varname]
             states = ssa._make_states(blocks)
             states["varname"], states["defmap"] = varname, (defmap := defaultdict(list))
             blocks = rewrite(blocks, states, ssa._FreshVarHandler(), named)

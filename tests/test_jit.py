@@ -14,6 +14,9 @@ import pytest
 
 from simcore import _jit
 
+# the Numba whose internals ``_jit``'s compile-time patches were checked against; a later one may differ
+PINNED_NUMBA = tuple(int(part) for part in numba.__version__.split(".")[:2]) <= (0, 68)
+
 SCRIPT = textwrap.dedent(
     """
     from simcore._jit import kernel
@@ -198,8 +201,7 @@ def test_inlining_without_copies_applies_on_this_numba_and_can_be_turned_off(cop
     result = subprocess.run([sys.executable, "-c", INLINE_SCRIPT], env=env, capture_output=True, text=True, check=True)
     was_applied, *values = result.stdout.split()
     assert values == ["7", "1003", "8", "16"]
-    checked = tuple(int(part) for part in numba.__version__.split(".")[:2]) <= (0, 68)  # a later Numba may differ
-    if applied == "False" or checked:
+    if applied == "False" or PINNED_NUMBA:
         assert was_applied == applied
 
 
@@ -224,8 +226,8 @@ def test_ssa_by_blocks_builds_the_very_ir_of_numbas_ssa(module, name):
     from numba.core import ssa
     from numba.core.compiler import run_frontend
 
-    if not _jit.SSA_BY_BLOCKS:  # applies on the pinned Numba (checked below); a later one may differ
-        assert tuple(int(part) for part in numba.__version__.split(".")[:2]) > (0, 68)
+    if not _jit.SSA_BY_BLOCKS:
+        assert not PINNED_NUMBA
         pytest.skip("Numba's SSA module has another shape: left alone")
     func = getattr(importlib.import_module(module), name).py_func
     ours, numbas = run_frontend(func).blocks, run_frontend(func).blocks
