@@ -291,7 +291,7 @@ def compile_run_games(args: tuple, features: tuple = (True, True, True, True)) -
     games, seed, rules, ids, params, out, trace = args
     empty = allocate(rules, 0, out.deal_dealer.shape[1], trace)
     control = np.zeros(CONTROL_SIZE, np.int64)
-    # numba_without_scipy_blas: the scratch's kernel may be the first this process loads
+    # numba_without_scipy_blas: the scratch's kernel may be the first this process compiles
     with numba_without_scipy_blas(), collecting_rarely():
         scratch = make_scratch(rules.max_moves, control)
         call = (games[:0], seed, rules, ids, params, empty, trace, control, scratch, *features)
@@ -335,7 +335,8 @@ SCIPY_BLAS = "scipy.linalg.cython_blas"
 def numba_without_scipy_blas() -> Iterator[None]:
     """Let Numba load its NumPy support without importing SciPy's linear algebra: a quarter of a second.
 
-    The first kernel a process loads makes Numba import ``numba.np.arraymath``, which imports
+    The first kernel a process compiles (or, with ``SCOPASIM_NUMBA_REFRESH=1``, loads from the cache: see
+    ``_jit._load_without_refresh``) makes Numba import ``numba.np.arraymath``, which imports
     ``scipy.linalg.cython_blas`` (and with it ``scipy.linalg``, ``numpy.f2py``, ``pydoc``: 0.25 s of the 0.9 s of
     ``scopasim simulate --games 1000``) only to set a flag that picks a BLAS inner product for float
     ``np.correlate``/``np.convolve``, which no kernel calls. Blocking that one import here leaves the flag off

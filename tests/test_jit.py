@@ -88,7 +88,7 @@ LOAD_SCRIPT = textwrap.dedent(
     """
     import sys
     import numpy as np
-    from simcore import api
+    from simcore import _jit, api
     from simcore.config import RunConfig
 
     config = RunConfig.create("scopa", games=3, seed=1)
@@ -101,17 +101,29 @@ LOAD_SCRIPT = textwrap.dedent(
     def dot(a, b):
         return np.dot(a, b)
 
-    print(loaded, "scipy.linalg" in sys.modules, blocked, int(out.n_deals.sum()) > 0, dot(np.ones(3), np.ones(3)))
+    print(_jit.LOAD_WITHOUT_REFRESH, loaded, "scipy.linalg" in sys.modules, blocked, int(out.n_deals.sum()) > 0,
+          dot(np.ones(3), np.ones(3)), "numba.np.arraymath" in sys.modules)
     """
 )
 
 
-def test_loading_the_kernels_does_not_import_scipy_and_leaves_numba_whole():
-    """``engine.numba_without_scipy_blas``: the kernels load without SciPy's linear algebra (0.25 s of every
-    command's start), nothing stays blocked afterwards, and ``np.dot`` still compiles in a later kernel."""
-    result = subprocess.run([sys.executable, "-c", LOAD_SCRIPT], capture_output=True, text=True, check=True)
-    assert result.stdout.split()[:4] == ["True", "False", "absent", "True"]
-    assert result.stdout.split()[4] == "3.0"
+@pytest.mark.parametrize("refresh", ["0", "1"])
+def test_loading_the_kernels_imports_neither_numbas_registries_nor_scipy(refresh):
+    """A process that loads its kernels from the cache (the second of two runs) does not install Numba's lowering
+    registries (``_jit._load_without_refresh``, 0.1 s of every command's start) and, with
+    ``SCOPASIM_NUMBA_REFRESH=1`` (which installs them), not SciPy's linear algebra either
+    (``engine.numba_without_scipy_blas``, 0.25 s); either way the kernels play, nothing stays blocked, and
+    ``np.dot`` still compiles in a later kernel (whose compile installs the registries)."""
+    env = {**os.environ, "SCOPASIM_NUMBA_REFRESH": refresh}
+    for _ in range(2):  # the first run may compile the kernels: the second loads them
+        result = subprocess.run([sys.executable, "-c", LOAD_SCRIPT], env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    applied, loaded, linalg, blocked, played, dot, loaded_after = result.stdout.split()
+    assert (linalg, blocked, played, dot, loaded_after) == ("False", "absent", "True", "3.0", "True")
+    if refresh == "1":
+        assert (applied, loaded) == ("False", "True")
+    elif PINNED_NUMBA:
+        assert (applied, loaded) == ("True", "False")
 
 
 PRUNE_SCRIPT = textwrap.dedent(
