@@ -256,3 +256,37 @@ def test_ssa_by_blocks_can_be_turned_off():
     script += "print(_jit.SSA_BY_BLOCKS, hasattr(ssa._run_ssa, 'numba_original'))"
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    "module,name",
+    [("simcore.kernels.deal", "family_loop"), ("simcore.kernels.deal", "kaszino_loop"),
+     ("simcore.policies.search", "choose_search"), ("simcore.policies.quick", "quick_rank_slots")],
+)  # fmt: skip
+def test_live_map_by_bits_is_numbas_live_map(module, name):
+    """``_jit._live_map_by_bits``: on large kernels with loops, before and after SSA (with its phi nodes), the
+    variables live at each block's entry are Numba's own, block for block."""
+    from numba.core import analysis, ir_utils, ssa
+    from numba.core.compiler import run_frontend
+
+    if not _jit.LIVE_MAP_BY_BITS:
+        assert not PINNED_NUMBA
+        pytest.skip("Numba's liveness analysis has another shape: left alone")
+    assert ir_utils.compute_live_map is analysis.compute_live_map
+    ours, numbas = analysis.compute_live_map, analysis.compute_live_map.numba_original
+    blocks = run_frontend(getattr(importlib.import_module(module), name).py_func).blocks
+    for version in (blocks, ssa._run_ssa(blocks)):
+        cfg = analysis.compute_cfg_from_blocks(version)
+        usedefs = analysis.compute_use_defs(version)
+        live = ours(cfg, version, usedefs.usemap, usedefs.defmap)
+        assert live == numbas(cfg, version, usedefs.usemap, usedefs.defmap)
+        assert sum(map(len, live.values())) > 100
+
+
+def test_live_map_by_bits_can_be_turned_off():
+    """``SCOPASIM_NUMBA_LIVENESS=1`` leaves Numba's liveness analysis as it is."""
+    env = {**os.environ, "SCOPASIM_NUMBA_LIVENESS": "1"}
+    script = "from simcore import _jit; from numba.core import analysis; "
+    script += "print(_jit.LIVE_MAP_BY_BITS, hasattr(analysis.compute_live_map, 'numba_original'))"
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "False"]
