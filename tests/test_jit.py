@@ -217,6 +217,15 @@ def test_inlining_without_copies_applies_on_this_numba_and_can_be_turned_off(cop
         assert was_applied == applied
 
 
+# large kernels with loops and variables assigned many times: what the compile-time patches are checked on
+LARGE_KERNELS = [
+    ("simcore.kernels.deal", "family_loop"),
+    ("simcore.kernels.deal", "kaszino_loop"),
+    ("simcore.policies.search", "choose_search"),
+    ("simcore.policies.quick", "quick_rank_slots"),
+]
+
+
 def ssa_dump(blocks) -> str:
     """The text of IR blocks, label by label."""
     out = io.StringIO()
@@ -226,11 +235,7 @@ def ssa_dump(blocks) -> str:
     return out.getvalue()
 
 
-@pytest.mark.parametrize(
-    "module,name",
-    [("simcore.kernels.deal", "family_loop"), ("simcore.kernels.deal", "kaszino_loop"),
-     ("simcore.policies.search", "choose_search"), ("simcore.policies.quick", "quick_rank_slots")],
-)  # fmt: skip
+@pytest.mark.parametrize("module,name", LARGE_KERNELS)
 def test_ssa_by_blocks_builds_the_very_ir_of_numbas_ssa(module, name):
     """``_jit._ssa_by_blocks``: on large kernels with loops and variables assigned many times, the SSA form built
     walking only the blocks that name each variable is Numba's own, statement for statement, names and phi nodes
@@ -249,20 +254,7 @@ def test_ssa_by_blocks_builds_the_very_ir_of_numbas_ssa(module, name):
     assert ssa_dump(ours) == ssa_dump(numbas)
 
 
-def test_ssa_by_blocks_can_be_turned_off():
-    """``SCOPASIM_NUMBA_SSA=1`` leaves Numba's SSA pass as it is."""
-    env = {**os.environ, "SCOPASIM_NUMBA_SSA": "1"}
-    script = "from simcore import _jit; from numba.core import ssa; "
-    script += "print(_jit.SSA_BY_BLOCKS, hasattr(ssa._run_ssa, 'numba_original'))"
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["False", "False"]
-
-
-@pytest.mark.parametrize(
-    "module,name",
-    [("simcore.kernels.deal", "family_loop"), ("simcore.kernels.deal", "kaszino_loop"),
-     ("simcore.policies.search", "choose_search"), ("simcore.policies.quick", "quick_rank_slots")],
-)  # fmt: skip
+@pytest.mark.parametrize("module,name", LARGE_KERNELS)
 def test_live_map_by_bits_is_numbas_live_map(module, name):
     """``_jit._live_map_by_bits``: on large kernels with loops, before and after SSA (with its phi nodes), the
     variables live at each block's entry are Numba's own, block for block."""
@@ -283,10 +275,16 @@ def test_live_map_by_bits_is_numbas_live_map(module, name):
         assert sum(map(len, live.values())) > 100
 
 
-def test_live_map_by_bits_can_be_turned_off():
-    """``SCOPASIM_NUMBA_LIVENESS=1`` leaves Numba's liveness analysis as it is."""
-    env = {**os.environ, "SCOPASIM_NUMBA_LIVENESS": "1"}
-    script = "from simcore import _jit; from numba.core import analysis; "
-    script += "print(_jit.LIVE_MAP_BY_BITS, hasattr(analysis.compute_live_map, 'numba_original'))"
+@pytest.mark.parametrize(
+    "switch,flag,patched",
+    [("SCOPASIM_NUMBA_SSA", "SSA_BY_BLOCKS", "ssa._run_ssa"),
+     ("SCOPASIM_NUMBA_LIVENESS", "LIVE_MAP_BY_BITS", "analysis.compute_live_map")],
+)  # fmt: skip
+def test_a_numba_patch_can_be_turned_off(switch, flag, patched):
+    """``SCOPASIM_NUMBA_SSA=1`` leaves Numba's SSA pass as it is, ``SCOPASIM_NUMBA_LIVENESS=1`` its liveness."""
+    module = patched.split(".")[0]
+    script = f"from simcore import _jit; from numba.core import {module}; "
+    script += f"print(_jit.{flag}, hasattr({patched}, 'numba_original'))"
+    env = {**os.environ, switch: "1"}
     result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
