@@ -65,6 +65,11 @@ if CACHE:
     numba.config.CACHE_DIR = str(cache_dir())
 
 
+def wanted(switch: str) -> bool:
+    """False when the environment turns a patch of Numba off (``switch=1``): each patch below has one."""
+    return os.environ.get(switch, "0") != "1"
+
+
 class _BlocksUncopied:
     """The ``copy`` module as Numba's inliner sees it while it inlines a function's freshly built IR: the IR's
     blocks are used as they are (their deep copies would be thrown away), everything else is copied as usual."""
@@ -107,7 +112,7 @@ def _inline_without_copies() -> bool:
         return True
     nested = [c for c in worker.inline_ir.__code__.co_consts if getattr(c, "co_name", "") == "copy_ir"]
     shape = (
-        os.environ.get("SCOPASIM_NUMBA_INLINE_COPIES", "0") != "1"
+        wanted("SCOPASIM_NUMBA_INLINE_COPIES")
         and getattr(inline_closurecall, "copy", None) is copy
         and len(nested) == 1
         and {"copy", "deepcopy"} <= set(nested[0].co_names)
@@ -162,7 +167,7 @@ def _ssa_by_blocks() -> bool:
     fix_names = ("_make_states", "defaultdict", "list", "_compute_phi_locations", "_run_block_rewrite")
     fix_names += ("_FixSSAVars", "items", "body")
     shape = (
-        os.environ.get("SCOPASIM_NUMBA_SSA", "0") != "1"
+        wanted("SCOPASIM_NUMBA_SSA")
         and ssa.reconstruct_ssa.__code__.co_names == ("_run_ssa", "blocks")
         and ssa._fresh_vars.__code__.co_names
         == ("_make_states", "defaultdict", "list", "_run_block_rewrite", "_FreshVarHandler")
@@ -244,7 +249,7 @@ def _live_map_by_bits() -> bool:
     code = analysis.compute_live_map.__code__
     nested = {c.co_name: c for c in code.co_consts if hasattr(c, "co_name")}
     shape = (
-        os.environ.get("SCOPASIM_NUMBA_LIVENESS", "0") != "1"
+        wanted("SCOPASIM_NUMBA_LIVENESS")
         and code.co_varnames[:4] == ("cfg", "blocks", "var_use_map", "var_def_map")
         and code.co_names == ("topo_order", "keys", "set", "defaultdict")
         and set(nested) == {"fix_point_progress", "fix_point", "def_reach", "liveness"}
@@ -337,7 +342,7 @@ def _load_without_refresh() -> bool:
     if getattr(cache.load_overload, "scopasim_unrefreshed", False):
         return True
     shape = (
-        os.environ.get("SCOPASIM_NUMBA_REFRESH", "0") != "1"
+        wanted("SCOPASIM_NUMBA_REFRESH")
         and cache.load_overload.__code__.co_names == ("refresh", "_guard_against_spurious_io_errors", "_load_overload")
         and compiler.CompilerBase.__init__.__code__.co_names[:3] == ("config", "reload_config", "refresh")
         and callable(getattr(rtsys, "initialize", None))
