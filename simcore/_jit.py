@@ -39,6 +39,7 @@ import numba
 from numba import njit
 from numba.core import ir, types
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.registry import CPUDispatcher
 
 CACHE = os.environ.get("SCOPASIM_NO_CACHE", "0") != "1"
@@ -363,6 +364,108 @@ def _load_without_refresh() -> bool:
 LOAD_WITHOUT_REFRESH = _load_without_refresh()
 
 
+LINK_ONLY = "scopasim-link-only"  # the serialization kind of a link-only library's cache entry (its bitcode)
+
+
+def _link_only_library_class() -> type | None:
+    """The code library of the kernels only kernels call (:class:`_KernelDispatcher`): linked, for the libraries
+    that link it in, but neither optimised as a module nor turned into machine code of its own.
+
+    Numba finalises every library it compiles: it links in the modules of the kernels it calls, runs LLVM's module
+    passes (O3, with inlining) over the whole and emits machine code. Up a chain of kernels the deal loop was so
+    optimised and emitted once for each kernel on the way up to ``run_games``, the only one a run executes (a
+    kernel without wrappers has no entry point: nothing ever called the rest). Here a link-only library only
+    links: each function has had Numba's function passes, and the entry kernel's library, an ordinary one, runs
+    the module passes once over the whole program and emits it. A search run's cold compile fell from about 130 s
+    to 52 s (DESIGN.md, "The cold compile"). Its cache entry is its module as bitcode (what a caller compiled
+    later links in; Numba's keeps it next to the object code), and loading it emits nothing either.
+
+    Applied only where Numba's library and loader have that shape (else Numba is left alone: the same results, a
+    slower compile); ``SCOPASIM_NUMBA_LINK_CODEGEN=1`` leaves it alone too (the loader still reads link-only
+    entries, which any caller can link). Returns the class, or None."""
+    from numba.core import codegen
+    from numba.core.compiler_lock import require_global_compiler_lock
+
+    library, jit_codegen = codegen.JITCodeLibrary, codegen.JITCPUCodegen
+    installed = getattr(jit_codegen.set_env, "scopasim_link_only", None)
+    if installed is not None:
+        return installed if wanted("SCOPASIM_NUMBA_LINK_CODEGEN") else None
+    shape = (
+        library.finalize.__code__.co_names[-6:]
+        == ("_final_module", "link_in", "_get_module_for_linking", "_optimize_final_module", "verify",
+            "_finalize_final_module")
+        and library._unserialize.__func__.__code__.co_varnames[:3] == ("cls", "codegen", "state")
+        and jit_codegen.set_env.__code__.co_names[:2] == ("_engine", "get_global_value_address")
+        and callable(getattr(library, "_verify_declare_only_symbols", None))
+    )  # fmt: skip
+    if not shape:
+        return None
+
+    class LinkOnlyLibrary(library):
+        def finalize(self):
+            """Numba's ``finalize`` without the module passes and the machine code."""
+            require_global_compiler_lock()
+            self._raise_if_finalized()
+            for linked in dict.fromkeys(self._linking_libraries):  # each once, in order, as Numba's
+                self._reload_init.update(linked._reload_init)
+                self._final_module.link_in(linked._get_module_for_linking(), preserve=True)
+            self._final_module.verify()
+            self._finalize_dynamic_globals()
+            self._verify_declare_only_symbols()
+            self._finalized = True
+
+        def get_pointer_to_function(self, name):
+            self._ensure_finalized()
+            return 0  # no machine code: what Numba's library answers for a kernel without wrappers
+
+        def serialize_using_object_code(self):
+            return (self.name, LINK_ONLY, self._get_module_for_linking().as_bitcode())
+
+    numba_unserialize, numba_set_env = library._unserialize.__func__, jit_codegen.set_env
+
+    def unserialize(cls, codegen_, state):
+        name, kind, data = state
+        if kind != LINK_ONLY:
+            return numba_unserialize(cls, codegen_, state)
+        loaded = LinkOnlyLibrary(codegen_, name)
+        loaded.enable_object_caching()  # as a compiled one: cachable again, no object code
+        loaded._final_module = loaded._shared_module = codegen.ll.parse_bitcode(data)
+        loaded._finalize_dynamic_globals()
+        loaded._finalized = True
+        return loaded
+
+    def set_env(self, env_name, env):
+        """Numba's, for an environment some machine code holds: a link-only library's has none (its kernel,
+        without wrappers, never reads it; the entry kernel holding its code sets its own)."""
+        if self._engine.get_global_value_address(env_name):
+            numba_set_env(self, env_name, env)
+
+    set_env.scopasim_link_only = LinkOnlyLibrary
+    library._unserialize = classmethod(unserialize)
+    jit_codegen.set_env = set_env
+    return LinkOnlyLibrary if wanted("SCOPASIM_NUMBA_LINK_CODEGEN") else None
+
+
+LINK_ONLY_LIBRARY = _link_only_library_class()
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class _LinkOnlyLowering(LoweringPass):
+    """Gives a kernel compiled without wrappers (only kernels call it) a link-only code library
+    (:data:`LINK_ONLY_LIBRARY`) before Numba's lowering would create an ordinary one."""
+
+    _name = "scopasim_link_only_lowering"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        if state.library is None and state.flags.no_cpython_wrapper and state.flags.no_cfunc_wrapper:
+            state.library = LINK_ONLY_LIBRARY(state.targetctx.codegen(), state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        return False
+
+
 class _Compiler(CompilerBase):
     """Numba's nopython pipeline, plus ``frozen.FoldFrozenRules`` before the dead branch pruning that follows the
     closures' and then the inlined helpers' inlining: a kernel compiled for a frozen rule set (``freeze``) never
@@ -370,6 +473,7 @@ class _Compiler(CompilerBase):
     argument)."""
 
     def define_pipelines(self):
+        from numba.core.typed_passes import IRLegalization
         from numba.core.untyped_passes import InlineClosureLikes, InlineInlinables
 
         from simcore.kernels.frozen import FoldFrozenRules
@@ -377,6 +481,8 @@ class _Compiler(CompilerBase):
         pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
         pipeline.add_pass_after(FoldFrozenRules, InlineClosureLikes)
         pipeline.add_pass_after(FoldFrozenRules, InlineInlinables)
+        if LINK_ONLY_LIBRARY is not None:
+            pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
         pipeline.finalize()
         return [pipeline]
 

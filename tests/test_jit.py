@@ -84,6 +84,68 @@ def test_python_calls_a_kernel_through_a_twin_with_wrappers_cached_apart(tmp_pat
     assert runs[1].split() == ["8", "4", "add_one__entry", "True", "True"]
 
 
+LINK_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from simcore import _jit
+    from simcore._jit import kernel
+
+    @kernel
+    def add_one(x):
+        return x + 1
+
+    @kernel
+    def add_two(x):  # a link-only kernel calling one: links it in, emits nothing either
+        return add_one(add_one(x))
+
+    @kernel(entry=True)
+    def twice(x):
+        return 2 * add_two(x)
+
+    @kernel(entry=True)
+    def thrice(x):
+        return 3 * add_two(x)
+
+    @kernel(entry=True)
+    def four_times(x):
+        return 4 * add_two(x)
+
+    entry = globals()[sys.argv[1]]
+    value = entry(4)
+    outer = next(iter(entry.overloads.values())).library
+    inner = [(type(o.library).__name__, o.library._compiled) for o in add_two.overloads.values()]
+    print(value, _jit.LINK_ONLY_LIBRARY is not None, inner, outer._compiled, len(add_two.stats.cache_hits),
+          len(entry.stats.cache_hits))
+    """
+)
+
+
+def test_a_kernel_only_kernels_call_is_linked_into_its_callers_not_emitted(tmp_path):
+    """``_jit._link_only_library_class``: a kernel without wrappers gets a library that is linked into its callers
+    and never turned into machine code of its own (``_compiled`` stays False; the entry's is emitted). A later
+    process loads its cache entry (bitcode) and links it into a new entry kernel, also when
+    ``SCOPASIM_NUMBA_LINK_CODEGEN=1`` turns the patch off; with the patch off a recompiled kernel gets Numba's
+    library, emitted."""
+    script = tmp_path / "linked.py"
+    script.write_text(LINK_SCRIPT)
+    env = {**os.environ, "SCOPASIM_NO_CACHE": "0", "SCOPASIM_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(entry: str, switch: str = "0") -> str:
+        env["SCOPASIM_NUMBA_LINK_CODEGEN"] = switch
+        result = subprocess.run([sys.executable, str(script), entry], env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    if not PINNED_NUMBA and not _jit.LINK_ONLY_LIBRARY:
+        pytest.skip("Numba's code library has another shape: left alone")
+    assert run("twice") == "12 True [('LinkOnlyLibrary', False)] True 0 0"  # compiled
+    assert run("twice") == "12 True [] False 0 1"  # the entry loaded (not emitted): its callees not looked at
+    assert run("thrice") == "18 True [('LinkOnlyLibrary', False)] True 1 0"  # a new caller links the loaded one
+    assert run("four_times", "1") == "24 False [('LinkOnlyLibrary', False)] True 1 0"
+    script.write_text(LINK_SCRIPT.replace("add_one(add_one(x))", "add_one(add_one(x)) + 0"))  # all recompiled
+    assert run("four_times", "1") == "24 False [('JITCodeLibrary', True)] True 0 0"
+
+
 LOAD_SCRIPT = textwrap.dedent(
     """
     import sys
