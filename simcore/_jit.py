@@ -22,7 +22,9 @@ arguments as plain types cut the cold compile from 40 s to 24 s.
 A kernel only kernels call is compiled without Numba's CPython and C-callback wrappers (:class:`_KernelDispatcher`):
 the wrapper of a kernel taking the rule tuple unboxes 70 fields, and LLVM optimised it again in every library
 linking the kernel in (the four seed games' cold compile 46 -> 33 s without them). Python's calls go to a twin
-that has them; the kernels a run calls from Python are marked ``kernel(entry=True)``.
+that has them; the kernels a run calls from Python are marked ``kernel(entry=True)``. Such a kernel's code library
+is only linked into its callers' (:func:`_link_only_library_class`): LLVM optimises and emits a run's whole chain
+once, in the entry kernel's library, not once for each kernel on the way up to it.
 """
 
 from __future__ import annotations
