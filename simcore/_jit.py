@@ -404,6 +404,10 @@ def _link_only_library_class() -> type | None:
         return None
 
     class LinkOnlyLibrary(library):
+        def __init__(self, codegen_, name):
+            super().__init__(codegen_, name)
+            self.enable_object_caching()  # as NativeLowering does for its libraries: cachable, no object code yet
+
         def finalize(self):
             """Numba's ``finalize`` without the module passes and the machine code."""
             require_global_compiler_lock()
@@ -430,7 +434,6 @@ def _link_only_library_class() -> type | None:
         if kind != LINK_ONLY:
             return numba_unserialize(cls, codegen_, state)
         loaded = LinkOnlyLibrary(codegen_, name)
-        loaded.enable_object_caching()  # as a compiled one: cachable again, no object code
         loaded._final_module = loaded._shared_module = codegen.ll.parse_bitcode(data)
         loaded._finalize_dynamic_globals()
         loaded._finalized = True
@@ -458,13 +461,12 @@ class _LinkOnlyLowering(LoweringPass):
 
     _name = "scopasim_link_only_lowering"
 
-    def __init__(self):
+    def __init__(self):  # abstract in Numba's pass classes
         LoweringPass.__init__(self)
 
     def run_pass(self, state):
         if state.library is None and state.flags.no_cpython_wrapper and state.flags.no_cfunc_wrapper:
             state.library = LINK_ONLY_LIBRARY(state.targetctx.codegen(), state.func_id.func_qualname)
-            state.library.enable_object_caching()
         return False
 
 
