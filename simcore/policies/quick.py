@@ -74,6 +74,11 @@ GREEDY_RANKS_ONLY_HAND = 13
 # thread, same rows: 1.12x; switching at 5 or 6 cards instead was 0.93-0.98x of switching at 4). Random's slots for
 # those last cards gained Scopone 1.11x and Foracio 1.05x but cost both games 3 s more of cold compile: not kept.
 SLOTS = 4
+# random too counts the last ``SLOTS`` cards of a large hand in fixed slots (``quick_slots``), below this hand size:
+# Scopone 1.08-1.19x (session 35, pairs of processes one per core, same rows; session 30 had measured 1.11x and not
+# kept it for 3 s more of cold compile, before the link-only libraries cut the compile); Foracio's 13 cards keep the
+# rank slots to the last card (0.84-1.02x with the slots)
+RANDOM_RANKS_ONLY_HAND = 13
 RANKS = 13  # the most ranks of a pack (52 cards): ``quick_rank_slots``' slots
 EMPTY_SLOT = 63  # the card id of a slot past the hand's last card: no card of any pack, so it counts no move
 NO_SCORE = -(1 << 62)  # greedy's best score before any move
@@ -849,6 +854,8 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
     # nested ifs: Numba prunes a condition that is only ``full is None`` (``deal.play_on``)
     if hand_size >= BY_RANK_HAND:  # noqa: SIM102
         if full is None:
+            if hand_size < RANDOM_RANKS_ONLY_HAND and popcount(hand) <= SLOTS:  # a large hand's last cards
+                return quick_slots(ps, seat, hand, table, rs, lo, hi, SLOTS)
             return quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack)
     return quick_random(ps, seat, hand, table, rs, lo, hi)
 
