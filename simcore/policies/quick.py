@@ -484,9 +484,10 @@ def quick_rank_slots(ps, seat, hand, table, rs, lo, hi, pack):
                 break
             idx -= block
     group = hand & (15 << c)
-    while idx >= moves:  # the rank's cards in ascending order, ``moves`` moves each
-        idx -= moves
-        group &= group - 1
+    for _ in range(3):  # the rank's cards (at most 4) in ascending order, ``moves`` moves each: selects, where LLVM
+        past = idx >= moves  # had made a loop of subtractions a division (about 2% of Scopone random's profile)
+        idx = idx - moves if past else idx
+        group = (group & (group - 1)) if past else group
     return decode_move(ps, lowest(group), cap, table, rs, idx, ((aces >> c) & 1) != 0)
 
 
