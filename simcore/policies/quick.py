@@ -13,7 +13,7 @@ loop asks ``quick_choice`` instead, which gives the very move ``choose`` would p
 * ``random`` draws ``bounded(n_moves)`` as ``choose`` does, then decodes only the move drawn (card by card; in games
   of hands of at most ``SLOTS`` cards in fixed slots, ``quick_slots``; in games of hands of ``BY_RANK_HAND`` cards
   or more rank by rank, every rank of the pack in a slot of its own, ``quick_rank_slots``: a rank's cards have the
-  same captures);
+  same captures; their last ``SLOTS`` cards in fixed slots again below ``RANDOM_RANKS_ONLY_HAND``);
 * ``greedy`` scores the moves in canonical order (ascending play, then take) and keeps the first best, as
   ``choose_greedy`` does, decoding a card's sum captures one by one in that order (in hands of
   ``GREEDY_BY_RANK_HAND`` cards or more, only the cards that capture: ``quick_greedy_ranks``);
@@ -631,8 +631,8 @@ def quick_greedy(ps, hand, table, rs, lo, hi):
 @inline_kernel
 def quick_greedy_ranks(ps, hand, table, rs, lo, hi):
     """``quick_greedy`` for large hands (``GREEDY_BY_RANK_HAND``): the captures of every rank of the pack are counted
-    in a loop of a constant count, without a branch (``capture_count_flat``), the best trail comes from the weight
-    classes (``lightest_class_trail``), and only the cards that capture (and the aces that take all) are scored as
+    at once, a byte a rank, without a branch (``rank_captures``), the best trail comes from the weight classes
+    (``lightest_class_trail``), and only the cards that capture (and the aces that take all) are scored as
     ``quick_greedy`` scores them. In Foracio's 13-card hands most cards cannot capture; the walk's test of each, card
     by card, was the cost.
 
