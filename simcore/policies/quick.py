@@ -309,7 +309,7 @@ def slots_draw(ps, seat, hand, table, rs, lo, hi, slots):
     return (cards >> shift) & 255, (caps >> shift) & 255, idx - before
 
 
-BYTE_ONES = 0x0101010101010101  # times a byte: that byte in every byte; times bytes: their running sums
+BYTE_ONES = 0x0101010101010101  # bit 0 of every byte; times a byte: it in every byte; times bytes: their running sums
 BYTE_HIGHS = -0x7F7F7F7F7F7F7F80  # 0x8080808080808080 as an int64: the high bit of every byte
 
 
@@ -330,7 +330,6 @@ def drawn_byte_slot(blocks_lo, blocks_hi, idx):
 
 
 NIBBLE_LOWS = 0x1111111111111111  # bit 0 of every nibble: a rank's first card (suit 0)
-BYTE_LOWS = BYTE_ONES  # bit 0 of every byte
 LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F  # the low nibble of every byte
 SHORT_LOWS = 0x00FF00FF00FF00FF  # the low byte of every 16-bit lane
 RISING_TARGETS = 0xDCBA987654321  # nibble r = r + 1: each rank's sum where the ranks are worth 1, 2, 3...
@@ -386,7 +385,7 @@ def nonzero_nibbles(x):
 def nonzero_bytes(x):
     """255 in every byte of ``x`` that is not 0, else 0 (no carry from byte to byte: the high bits apart)."""
     high = (wrapping_add(x & 0x7F7F7F7F7F7F7F7F, 0x7F7F7F7F7F7F7F7F) | x) & BYTE_HIGHS
-    return wrapping_mul((high >> 7) & BYTE_LOWS, 255)
+    return wrapping_mul((high >> 7) & BYTE_ONES, 255)
 
 
 @inline_kernel
@@ -434,8 +433,8 @@ def rank_captures(table, rs, lo, hi):
     chosen_b = nonzero_bytes(same_sum_b) if priority != 0 else 0
     summed_a = ((same_sum_a & chosen_a) | (by_sum_a & ~chosen_a)) & sums_a
     summed_b = ((same_sum_b & chosen_b) | (by_sum_b & ~chosen_b)) & sums_b
-    court_a = (nonzero_bytes(same_a) & BYTE_LOWS) if court_all != 0 else same_a
-    court_b = (nonzero_bytes(same_b) & BYTE_LOWS) if court_all != 0 else same_b
+    court_a = (nonzero_bytes(same_a) & BYTE_ONES) if court_all != 0 else same_a
+    court_b = (nonzero_bytes(same_b) & BYTE_ONES) if court_all != 0 else same_b
     return (court_a & courts_a) | (summed_a & ~courts_a), (court_b & courts_b) | (summed_b & ~courts_b)
 
 
@@ -642,15 +641,13 @@ def quick_greedy_ranks(ps, hand, table, rs, lo, hi):
     aces = ace_mask(rs)
     first, second = rank_captures(table, rs, lo, hi)
     capturing = hand & (bytes_to_nibbles(nonzero_bytes(first)) | (bytes_to_nibbles(nonzero_bytes(second)) << 32))
-    captures = popcount(capturing)  # 0 exactly when no card captures: forced=player's test below
     special = hand & aces  # an ace that takes all always has a move (``ace_moves``)
-    captures += popcount(special)
     if forced == FORCED_NONE:
         trailing = hand & ~special
     elif forced == FORCED_CARD:
         trailing = hand & ~special & ~capturing
-    else:
-        trailing = hand if captures == 0 else 0
+    else:  # forced=player: trails only when no card has a move
+        trailing = hand if (capturing | special) == 0 else 0
     trail_play, trail_best = lightest_class_trail(ps, trailing)
     best_play, best_take, best = 0, 0, NO_SCORE
     rest = (capturing & ~aces) | special
