@@ -39,7 +39,7 @@ from simcore.kernels.workspace import (
     seat_space,
 )
 from simcore.policies.heuristics import P_EPSILON
-from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose
+from simcore.policies.kernels import POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, choose, explores
 from simcore.policies.quick import (
     BY_RANK_HAND,
     GREEDY_BY_RANK_HAND,
@@ -52,7 +52,7 @@ from simcore.policies.quick import (
     quick_exchange_choice,
     subset_sum_lanes,
 )
-from simcore.rng import stream_state
+from simcore.rng import bounded, stream_state
 from simcore.variants import VARIANTS, get_variant
 
 CASES = [
@@ -405,3 +405,19 @@ def test_rank_slots_of_128_moves_or_more_draw_as_the_list_does():
         n = legal_moves(seat_space(ps), hand, table, rs)
         i = choose(ps, POLICY_RANDOM, params, n, 0)
         assert (play, take) == (int(ps[MOVES + 2 * i]), int(ps[MOVES + 2 * i + 1]))
+
+
+def test_the_epsilon_draw_is_the_float_test_at_every_edge():
+    """``explores`` compares the draw with the ceiling of ``epsilon * 2**30`` as integers: the same answer as the
+    float test ``draw < epsilon * 2**30`` it replaced, checked at the draw itself and half a step either side of it
+    (where the product is an integer and where it is not), at 0 and 1, and on the same stream state."""
+    ps = np.zeros(RNG + 8, np.int64)
+    for k in range(200):
+        ps[RNG + 1] = stream_state(3, k, 1)
+        before = ps[RNG + 1]
+        draw = bounded(ps, RNG + 1, 1 << 30)
+        after = ps[RNG + 1]
+        for epsilon in (0.0, 1.0, draw / 2**30, (draw + 0.5) / 2**30, (draw - 0.5) / 2**30, (draw + 1) / 2**30):
+            ps[RNG + 1] = before
+            assert explores(ps, 0, epsilon) == (draw < epsilon * 2**30), (k, draw, epsilon)
+            assert ps[RNG + 1] == after  # one draw, as the float test made

@@ -7,6 +7,8 @@ stream. It never receives the game state, so it cannot read other hands or the s
 
 from __future__ import annotations
 
+import numpy as np
+
 from simcore._jit import inline_kernel, kernel
 from simcore.kernels.bits import lowest, popcount
 from simcore.kernels.workspace import FAULT, FAULT_POLICY, MOVES, RNG, WEIGHT
@@ -77,6 +79,15 @@ def greedy_score(ps, play, take):
     return -weight_of(ps, play)
 
 
+@inline_kernel
+def explores(ps, seat, epsilon):
+    """The epsilon-greedy draw: True (a uniform move, else the greedy one) with chance ``epsilon``, a draw of
+    ``bounded(2**30)`` below ``epsilon * 2**30``. Compared as integers, with that product's ceiling (the same test for
+    an integer draw): the draw is not converted to a float on its way to the branch, which its misses wait for (mc,
+    one thread, old and new one per core: 1.01-1.02x, same decisions)."""
+    return bounded(ps, RNG + 1 + seat, 1 << 30) < np.int64(np.ceil(epsilon * (1 << 30)))
+
+
 @kernel(nrt=False)
 def choose_quick(ps, policy_id, params, n_moves, seat):
     """``choose`` for the policies of the quick path (random, greedy, the rollouts' epsilon-greedy) on listed
@@ -87,7 +98,7 @@ def choose_quick(ps, policy_id, params, n_moves, seat):
     if policy_id == POLICY_GREEDY:
         return choose_greedy(ps, n_moves)
     if policy_id == POLICY_ROLLOUT:
-        if bounded(ps, RNG + 1 + seat, 1 << 30) < params[seat, P_EPSILON] * (1 << 30):
+        if explores(ps, seat, params[seat, P_EPSILON]):
             return bounded(ps, RNG + 1 + seat, n_moves)
         return choose_greedy(ps, n_moves)
     ps[FAULT] = FAULT_POLICY

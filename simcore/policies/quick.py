@@ -46,7 +46,14 @@ from simcore.kernels.captures import (
     sum_candidates,
 )
 from simcore.kernels.workspace import RNG, TRAIL_CLASSES, WEIGHT
-from simcore.policies.kernels import GREEDY_CARD_SCORE, POLICY_GREEDY, POLICY_RANDOM, POLICY_ROLLOUT, weight_of
+from simcore.policies.kernels import (
+    GREEDY_CARD_SCORE,
+    POLICY_GREEDY,
+    POLICY_RANDOM,
+    POLICY_ROLLOUT,
+    explores,
+    weight_of,
+)
 from simcore.rng import bounded, wrapping_add, wrapping_mul
 from simcore.variants.base import ACE_KEEP, ACE_STAY, FORCED_CARD, FORCED_NONE
 
@@ -748,7 +755,7 @@ def quick_exchange_choice(ps, seat, hand, table, rs, policy, epsilon, trail_only
     singles = forced == FORCED_NONE and not trail_only  # each one-card group's trail comes before its exchanges
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
-        greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
+        greedy = not explores(ps, seat, epsilon)
     if not greedy:
         n = n_cards if trails_only else exchanges + (n_cards if singles else 0)
         idx = bounded(ps, RNG + 1 + seat, n)
@@ -840,7 +847,7 @@ def quick_choice_lanes(ps, seat, hand, table, rs, policy, epsilon, lo, hi, hand_
         return -1, 0
     greedy = policy == POLICY_GREEDY
     if policy == POLICY_ROLLOUT:  # the draws of ``choose``: the epsilon test, then a uniform or the greedy move
-        greedy = not bounded(ps, RNG + 1 + seat, 1 << 30) < epsilon * (1 << 30)
+        greedy = not explores(ps, seat, epsilon)
     if greedy:
         # nested ifs: Numba prunes a condition on ``hand_size`` alone (a constant under frozen rules)
         if hand_size >= GREEDY_BY_RANK_HAND:  # noqa: SIM102
